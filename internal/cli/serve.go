@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"log/slog"
+
+	"github.com/honehq/hone/internal/app"
+	"github.com/spf13/cobra"
+)
+
+func newServe(opts *options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the hone server: web UI, JSON API and chat",
+		Long: `Run the hone server: the web UI at /, the JSON API at /api/v1 (described at
+/api/v1/openapi.json). Data goes to hone.db in --data-dir unless HONE_DATABASE_URL
+names a PostgreSQL database; migrations run at start.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			log := slog.Default()
+			a, err := app.Open(ctx, opts.cfg, log)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			if err := a.Listen(); err != nil {
+				return err
+			}
+			log.Info("hone is serving", "url", a.URL(), "database", opts.cfg.DatabaseName(), "api_token", opts.cfg.APIToken != "")
+			err = a.Wait(ctx)
+			log.Info("hone is stopping")
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&opts.cfg.Addr, "addr", opts.cfg.Addr, "address to listen on (HONE_ADDR)")
+	cmd.Flags().StringVar(&opts.cfg.PublicURL, "public-url", opts.cfg.PublicURL, "URL users reach hone at, for download links (HONE_PUBLIC_URL)")
+	cmd.Flags().Int64Var(&opts.cfg.MaxBodyBytes, "max-body-bytes", opts.cfg.MaxBodyBytes, "largest request body accepted (HONE_MAX_BODY_BYTES)")
+	cmd.Flags().IntVar(&opts.cfg.MessageLimit, "message-limit", opts.cfg.MessageLimit, "largest chat reply in bytes (HONE_MESSAGE_LIMIT)")
+	return cmd
+}
+
+func newMigrate(opts *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "migrate",
+		Short: "Bring the database schema up to date and show each migration",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			db, err := opts.openDB(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			status, err := db.MigrationStatus(cmd.Context())
+			if err != nil {
+				return err
+			}
+			for _, line := range status {
+				cmd.Println(line)
+			}
+			return nil
+		},
+	}
+}

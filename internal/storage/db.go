@@ -1,0 +1,255 @@
+// Package storage keeps hone's data in SQLite (embedded, the default) or
+// PostgreSQL, behind the store interfaces the domain packages define. One set
+// of SQL serves both; dialect differences are handled where they occur.
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/honehq/hone"
+	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+	_ "modernc.org/sqlite"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Dialect names the SQL database behind a DB.
+type Dialect string
+
+// The supported dialects.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// DB is hone's database. On SQLite, writes go through one connection (SQLite
+// has one writer) and reads through a pool; on PostgreSQL both share one pool.
+type DB struct {
+	dialect Dialect
+	write   *sql.DB
+	read    *sql.DB
+	log     *slog.Logger
+	// Now is the clock every stored timestamp comes from; tests replace it.
+	Now func() time.Time
+
+	rebound sync.Map
+}
+
+// Open connects to the database named by dsn: a postgres:// or postgresql://
+// URL for PostgreSQL, anything else a SQLite file path. It does not migrate.
+func Open(ctx context.Context, dsn string, log *slog.Logger) (*DB, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	db := &DB{log: log, Now: time.Now}
+	var err error
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		db.dialect = Postgres
+		if db.write, err = sql.Open("pgx", dsn); err != nil {
+			return nil, fmt.Errorf("open postgres: %w", err)
+		}
+		db.write.SetMaxOpenConns(20)
+		db.write.SetMaxIdleConns(20)
+		db.read = db.write
+	} else {
+		db.dialect = SQLite
+		if dir := filepath.Dir(dsn); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("create data directory: %w", err)
+			}
+		}
+		base := "file:" + (&url.URL{Path: dsn}).EscapedPath() +
+			"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_time_format=sqlite"
+		if db.write, err = sql.Open("sqlite", base+"&_txlock=immediate"); err != nil {
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+		db.write.SetMaxOpenConns(1)
+		db.write.SetMaxIdleConns(1)
+		db.write.SetConnMaxLifetime(0)
+		if db.read, err = sql.Open("sqlite", base+"&_pragma=query_only(1)"); err != nil {
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+		db.read.SetMaxOpenConns(8)
+		db.read.SetMaxIdleConns(8)
+	}
+	if err := db.write.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect to %s database: %w", db.dialect, redact(err, dsn))
+	}
+	return db, nil
+}
+
+// redact removes a password that a connection error may repeat.
+func redact(err error, dsn string) error {
+	u, perr := url.Parse(dsn)
+	if perr != nil || u.User == nil {
+		return err
+	}
+	if p, ok := u.User.Password(); ok && p != "" && strings.Contains(err.Error(), p) {
+		return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), p, "xxxxx"))
+	}
+	return err
+}
+
+// Dialect returns which database this is.
+func (db *DB) Dialect() Dialect { return db.dialect }
+
+// Close closes the connections.
+func (db *DB) Close() error {
+	var err error
+	if db.write != nil {
+		err = db.write.Close()
+	}
+	if db.read != nil && db.read != db.write {
+		if cerr := db.read.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// Migrate brings the schema up to date. Several processes may call it at once
+// on one PostgreSQL database: a session lock lets one migrate at a time.
+func (db *DB) Migrate(ctx context.Context) error {
+	p, err := db.migrator()
+	if err != nil {
+		return err
+	}
+	results, err := p.Up(ctx)
+	for _, r := range results {
+		db.log.Info("migrated", "version", r.Source.Version, "file", filepath.Base(r.Source.Path), "duration", r.Duration)
+	}
+	if err != nil {
+		return fmt.Errorf("migrate %s database: %w", db.dialect, err)
+	}
+	return nil
+}
+
+// MigrationStatus lists each migration with whether it has been applied.
+func (db *DB) MigrationStatus(ctx context.Context) ([]string, error) {
+	p, err := db.migrator()
+	if err != nil {
+		return nil, err
+	}
+	st, err := p.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(st))
+	for _, s := range st {
+		out = append(out, fmt.Sprintf("%05d %-10s %s", s.Source.Version, s.State, filepath.Base(s.Source.Path)))
+	}
+	return out, nil
+}
+
+func (db *DB) migrator() (*goose.Provider, error) {
+	fsys, err := fs.Sub(migrations, "migrations/"+string(db.dialect))
+	if err != nil {
+		return nil, err
+	}
+	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true)}
+	dialect := goose.DialectSQLite3
+	if db.dialect == Postgres {
+		dialect = goose.DialectPostgres
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	return goose.NewProvider(dialect, db.write, fsys, opts...)
+}
+
+// q returns query with its ? placeholders in the dialect's form.
+func (db *DB) q(query string) string {
+	if db.dialect != Postgres {
+		return query
+	}
+	if v, ok := db.rebound.Load(query); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(query); i++ {
+		if query[i] == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(query[i])
+	}
+	db.rebound.Store(query, b.String())
+	return b.String()
+}
+
+// now is the current time as stored: UTC, to the microsecond.
+func (db *DB) now() time.Time { return db.Now().UTC().Truncate(time.Microsecond) }
+
+// Tx is a write transaction with the time it started.
+type Tx struct {
+	*sql.Tx
+	db  *DB
+	now time.Time
+}
+
+func (tx *Tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return tx.ExecContext(ctx, tx.db.q(query), args...)
+}
+
+func (tx *Tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	return tx.QueryRowContext(ctx, tx.db.q(query), args...)
+}
+
+// update runs fn in a write transaction, committing when it returns nil.
+func (db *DB) update(ctx context.Context, fn func(*Tx) error) error {
+	sqltx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	tx := &Tx{Tx: sqltx, db: db, now: db.now()}
+	if err := fn(tx); err != nil {
+		_ = sqltx.Rollback()
+		return err
+	}
+	if err := sqltx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	return db.read.QueryRowContext(ctx, db.q(query), args...)
+}
+
+func (db *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return db.read.QueryContext(ctx, db.q(query), args...)
+}
+
+// notFound is the error for a missing row of kind with id.
+func notFound(kind, id string) error {
+	return hone.Errorf(hone.ENOTFOUND, "%s %q not found", kind, id)
+}
+
+// Exec runs a statement outside any store method; for administration and tests.
+func (db *DB) Exec(ctx context.Context, query string, args ...any) error {
+	_, err := db.write.ExecContext(ctx, db.q(query), args...)
+	return err
+}
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error { return db.write.PingContext(ctx) }

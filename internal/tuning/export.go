@@ -1,0 +1,135 @@
+package tuning
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"time"
+)
+
+// TimestampFormat is the ISO 8601 form timestamps take in exports.
+const TimestampFormat = "2006-01-02T15:04:05Z"
+
+// DefaultAppName names the application under test in exports and replies when
+// none is configured.
+const DefaultAppName = "Bot"
+
+// CSVHeader returns the export's header row for an application named appName.
+func CSVHeader(appName string) []string {
+	if appName == "" {
+		appName = DefaultAppName
+	}
+	return []string{"Turn", "User Message", appName + " Response", "Improvement Notes", "Category", "Timestamp"}
+}
+
+// flushEvery is how many turns are written between flushes of a streamed export.
+const flushEvery = 256
+
+// WriteCSV writes the session's turns as CSV: one row per improvement with the
+// turn repeated, one row with empty note and category for a turn without any.
+func WriteCSV(ctx context.Context, w io.Writer, store Store, s *Session, appName string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader(appName)); err != nil {
+		return err
+	}
+	n := 0
+	row := make([]string, 6)
+	err := store.EachTurn(ctx, s.ID, func(t *Turn) error {
+		row[0] = strconv.Itoa(t.Number)
+		row[1] = t.UserMessage
+		row[2] = t.Response
+		row[5] = t.Timestamp.UTC().Format(TimestampFormat)
+		if len(t.Improvements) == 0 {
+			row[3], row[4] = "", ""
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+		for _, imp := range t.Improvements {
+			row[3], row[4] = imp.Note, imp.Category
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+		if n++; n%flushEvery == 0 {
+			cw.Flush()
+			if f, ok := w.(interface{ Flush() }); ok {
+				f.Flush()
+			}
+			return cw.Error()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// jsonSession is the session part of a JSON export.
+type jsonSession struct {
+	*Session
+	DurationSeconds float64 `json:"duration_seconds"`
+}
+
+// WriteJSON writes the session and all its turns with their improvements as
+// one JSON object, {"session": {...}, "turns": [...]}, streamed turn by turn.
+func WriteJSON(ctx context.Context, w io.Writer, store Store, s *Session, now time.Time) error {
+	head, err := json.Marshal(jsonSession{Session: s, DurationSeconds: s.Duration(now).Seconds()})
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, `{"session":`); err != nil {
+		return err
+	}
+	if _, err := w.Write(head); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, `,"turns":[`); err != nil {
+		return err
+	}
+	n := 0
+	err = store.EachTurn(ctx, s.ID, func(t *Turn) error {
+		if t.Improvements == nil {
+			t.Improvements = []Improvement{}
+		}
+		b, err := json.Marshal(t)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			if _, err := io.WriteString(w, ","); err != nil {
+				return err
+			}
+		}
+		n++
+		_, err = w.Write(b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, "]}\n")
+	return err
+}
+
+// errTooLarge stops an export that would not fit a chat message.
+var errTooLarge = errors.New("export larger than the message limit")
+
+// limitedBuffer collects up to limit bytes and fails past that.
+type limitedBuffer struct {
+	buf   []byte
+	limit int
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if len(b.buf)+len(p) > b.limit {
+		return 0, errTooLarge
+	}
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}

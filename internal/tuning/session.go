@@ -1,0 +1,41 @@
+package tuning
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Session is one prompt-tuning session: the turns a tester had with one prompt
+// version, from a start (first message, !reset or a new deployment) to an end.
+type Session struct {
+	ID                string          `json:"id"`
+	ConversationID    string          `json:"conversation_id"`
+	Start             time.Time       `json:"session_start"`
+	End               *time.Time      `json:"session_end"`
+	PromptVersion     string          `json:"prompt_version"`
+	Branch            string          `json:"branch"`
+	TotalTurns        int             `json:"total_turns"`
+	TotalImprovements int             `json:"total_improvements"`
+	TesterID          string          `json:"tester_id"`
+	TesterEmail       string          `json:"tester_email"`
+	Metadata          json.RawMessage `json:"metadata"`
+}
+
+// Duration is how long the session has lasted, up to its end or to now.
+func (s *Session) Duration(now time.Time) time.Duration {
+	end := now
+	if s.End != nil {
+		end = *s.End
+	}
+	return end.Sub(s.Start)
+}
+
+// SessionFilter selects sessions for a listing, newest first.
+type SessionFilter struct {
+	TesterID string
+	Offset   int
+	Limit    int
+}
+
+// DefaultSessionLimit is how many sessions a listing returns when no limit is given.
+const DefaultSessionLimit = 50
