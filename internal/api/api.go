@@ -65,7 +65,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTT
 func (a *API) authorized(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if a.Token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			got, ok := bearerToken(r.Header.Get("Authorization"))
 			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(a.Token)) != 1 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="hone"`)
 				writeError(w, r, a.Logger, errUnauthorized)
@@ -77,6 +77,16 @@ func (a *API) authorized(h http.HandlerFunc) http.HandlerFunc {
 		}
 		h(w, r)
 	}
+}
+
+// bearerToken returns the credentials of an Authorization header value of the
+// Bearer scheme, whose name is case-insensitive (RFC 9110 section 11.1).
+func bearerToken(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimLeft(token, " "), true
 }
 
 func (a *API) openAPI(w http.ResponseWriter, _ *http.Request) {

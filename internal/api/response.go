@@ -60,7 +60,9 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 }
 
 // WriteError is writeError for routes added by other packages.
-func (a *API) WriteError(w http.ResponseWriter, r *http.Request, err error) { writeError(w, r, a.Logger, err) }
+func (a *API) WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	writeError(w, r, a.Logger, err)
+}
 
 // WriteJSON writes v as JSON with the status.
 func (a *API) WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }
@@ -95,6 +97,8 @@ func decode(r *http.Request, v any) error {
 		return hone.Errorf(hone.ETOOLARGE, "the body is larger than the limit of %d bytes", maxErr.Limit)
 	case errors.Is(err, io.EOF):
 		return hone.Errorf(hone.EINVALID, "the body is empty; send a JSON object")
+	case errors.As(err, &typeErr) && typeErr.Field == "":
+		return hone.Errorf(hone.EINVALID, "the body must be a JSON object, not %s", typeErr.Value)
 	case errors.As(err, &typeErr):
 		field := typeErr.Field
 		return hone.FieldError(field, "%s must be %s, not %s", field, jsonType(typeErr.Type.Kind().String()), typeErr.Value)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -21,12 +22,22 @@ func (a *API) createTurn(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.Logger, err)
 		return
 	}
+	in.SearchResults, in.Metadata = nullAsAbsent(in.SearchResults), nullAsAbsent(in.Metadata)
 	t, err := a.Store.RecordTurn(r.Context(), in)
 	if err != nil {
 		writeError(w, r, a.Logger, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, TurnCreated{ID: t.ID, SessionID: t.SessionID, TurnNumber: t.Number})
+}
+
+// nullAsAbsent treats an explicit JSON null like a field left out, as the
+// decoder already does for every field that is not raw JSON.
+func nullAsAbsent(v json.RawMessage) json.RawMessage {
+	if string(v) == "null" {
+		return nil
+	}
+	return v
 }
 
 // MessageInput is the body of POST /messages.

@@ -70,19 +70,25 @@ func recordTurn(ctx context.Context, tx *Tx, in tuning.TurnInput) (*tuning.Turn,
 	return t, nil
 }
 
-const turnColumns = `t.id, t.session_id, t.turn_number, t.user_message, t.response, t.created_at,
+func (db *DB) turnColumns() string {
+	return `t.id, t.session_id, t.turn_number, t.user_message, t.response, ` + db.timeText("t.created_at") + `,
 	t.search_results, t.avg_similarity, t.processing_time_ms, t.metadata`
+}
 
 func scanTurn(row scanner, extra ...any) (*tuning.Turn, error) {
 	var t tuning.Turn
+	var at rawTime
 	var search, meta []byte
 	var sim, ms sql.NullFloat64
-	dest := append([]any{&t.ID, &t.SessionID, &t.Number, &t.UserMessage, &t.Response, &t.Timestamp,
+	dest := append([]any{&t.ID, &t.SessionID, &t.Number, &t.UserMessage, &t.Response, &at,
 		&search, &sim, &ms, &meta}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
-	t.Timestamp = t.Timestamp.UTC()
+	var err error
+	if t.Timestamp, err = at.Time(); err != nil {
+		return nil, err
+	}
 	if len(search) > 0 {
 		t.SearchResults = append([]byte(nil), search...)
 	}
@@ -113,7 +119,7 @@ func (db *DB) ListTurns(ctx context.Context, sessionID string, from, limit int) 
 }
 
 func (db *DB) eachTurn(ctx context.Context, sessionID string, from, to int, fn func(*tuning.Turn) error) error {
-	rows, err := db.query(ctx, `SELECT `+turnColumns+`, i.id, i.improvement_note, i.category, i.created_at
+	rows, err := db.query(ctx, `SELECT `+db.turnColumns()+`, i.id, i.improvement_note, i.category, `+db.timeText("i.created_at")+`
 		FROM turns t LEFT JOIN improvements i ON i.turn_id = t.id
 		WHERE t.session_id = ? AND t.turn_number BETWEEN ? AND ?
 		ORDER BY t.turn_number, i.created_at, i.id`, sessionID, from, to)
@@ -124,7 +130,7 @@ func (db *DB) eachTurn(ctx context.Context, sessionID string, from, to int, fn f
 	var cur *tuning.Turn
 	for rows.Next() {
 		var impID, note, category sql.NullString
-		var at sql.NullTime
+		var at rawTime
 		t, err := scanTurn(rows, &impID, &note, &category, &at)
 		if err != nil {
 			return fmt.Errorf("read turns of %s: %w", sessionID, err)
@@ -139,9 +145,13 @@ func (db *DB) eachTurn(ctx context.Context, sessionID string, from, to int, fn f
 			cur = t
 		}
 		if impID.Valid {
+			ts, err := at.Time()
+			if err != nil {
+				return fmt.Errorf("read turns of %s: %w", sessionID, err)
+			}
 			cur.Improvements = append(cur.Improvements, tuning.Improvement{
 				ID: impID.String, TurnID: cur.ID, SessionID: sessionID, Note: note.String,
-				Category: category.String, Timestamp: at.Time.UTC(),
+				Category: category.String, Timestamp: ts,
 			})
 		}
 	}
@@ -156,7 +166,7 @@ func (db *DB) eachTurn(ctx context.Context, sessionID string, from, to int, fn f
 
 // RecentTurns returns up to limit of the latest turns of a session, oldest first.
 func (db *DB) RecentTurns(ctx context.Context, sessionID string, limit int) ([]*tuning.Turn, error) {
-	rows, err := db.query(ctx, `SELECT `+turnColumns+` FROM turns t WHERE t.session_id = ?
+	rows, err := db.query(ctx, `SELECT `+db.turnColumns()+` FROM turns t WHERE t.session_id = ?
 		ORDER BY t.turn_number DESC LIMIT ?`, sessionID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("recent turns of %s: %w", sessionID, err)

@@ -4,6 +4,7 @@ package storagetest
 
 import (
 	"context"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 
 // PostgresURLEnv names the variable that switches the PostgreSQL runs on.
 const PostgresURLEnv = "HONE_TEST_DATABASE_URL"
+
+var quiet = slog.New(slog.DiscardHandler)
 
 // SQLite returns a migrated database in a new SQLite file, closed at the end of the test.
 func SQLite(t testing.TB) *storage.DB {
@@ -39,7 +42,7 @@ func Postgres(t testing.TB) *storage.DB {
 func SchemaURL(t testing.TB, dsn string) string {
 	t.Helper()
 	ctx := context.Background()
-	admin, err := storage.Open(ctx, dsn, nil)
+	admin, err := storage.Open(ctx, dsn, quiet)
 	if err != nil {
 		t.Fatalf("connect to %s: %v", PostgresURLEnv, err)
 	}
@@ -64,7 +67,7 @@ func SchemaURL(t testing.TB, dsn string) string {
 func open(t testing.TB, dsn string) *storage.DB {
 	t.Helper()
 	ctx := context.Background()
-	db, err := storage.Open(ctx, dsn, nil)
+	db, err := storage.Open(ctx, dsn, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,4 +87,3 @@ func Each(t *testing.T, fn func(t *testing.T, db *storage.DB)) {
 		t.Run("postgres", func(t *testing.T) { fn(t, Postgres(t)) })
 	}
 }
-

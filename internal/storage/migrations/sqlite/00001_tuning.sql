@@ -23,7 +23,7 @@ CREATE TABLE conversations (
 );
 
 CREATE TABLE turns (
-    id                 TEXT PRIMARY KEY,
+    id                 TEXT NOT NULL UNIQUE,
     session_id         TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
     turn_number        INTEGER NOT NULL,
     user_message       TEXT NOT NULL,
@@ -33,19 +33,19 @@ CREATE TABLE turns (
     avg_similarity     REAL,
     processing_time_ms REAL,
     metadata           TEXT NOT NULL DEFAULT '{}',
-    UNIQUE (session_id, turn_number)
-);
+    PRIMARY KEY (session_id, turn_number)
+) WITHOUT ROWID;
 
 CREATE TABLE improvements (
-    id               TEXT PRIMARY KEY,
+    id               TEXT NOT NULL UNIQUE,
     turn_id          TEXT NOT NULL REFERENCES turns (id) ON DELETE CASCADE,
     session_id       TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
     improvement_note TEXT NOT NULL,
     category         TEXT,
     created_at       TIMESTAMP NOT NULL,
-    metadata         TEXT NOT NULL DEFAULT '{}'
-);
-CREATE INDEX improvements_turn ON improvements (turn_id, created_at);
+    metadata         TEXT NOT NULL DEFAULT '{}',
+    PRIMARY KEY (turn_id, created_at, id)
+) WITHOUT ROWID;
 CREATE INDEX improvements_category ON improvements (category);
 
 -- +goose Down

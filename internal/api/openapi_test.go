@@ -1,0 +1,548 @@
+package api_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"maps"
+	"net/http"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/api"
+	"github.com/honehq/hone/internal/config"
+	"github.com/honehq/hone/internal/tuning"
+)
+
+// route is one endpoint, with its path relative to api.Prefix.
+type route struct{ method, path string }
+
+// routes are the endpoints api.New registers; TestRoutesListMatchesAPI keeps
+// the list in step with api.go.
+var routes = []route{
+	{"GET", "/openapi.json"},
+	{"POST", "/turns"},
+	{"POST", "/messages"},
+	{"GET", "/sessions"},
+	{"GET", "/sessions/{id}"},
+	{"GET", "/sessions/{id}/export.csv"},
+	{"GET", "/sessions/{id}/export.json"},
+}
+
+const docURL = "https://hone.invalid/api/v1/openapi.json"
+
+var schemas struct {
+	sync.Mutex
+	compiler *jsonschema.Compiler
+	compiled map[string]*jsonschema.Schema
+}
+
+func openAPIFile(t testing.TB) []byte {
+	t.Helper()
+	b, err := os.ReadFile("openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// schemaAt compiles the schema at the JSON pointer of openapi.json.
+func schemaAt(t testing.TB, pointer string) *jsonschema.Schema {
+	t.Helper()
+	schemas.Lock()
+	defer schemas.Unlock()
+	if schemas.compiler == nil {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(openAPIFile(t)))
+		if err != nil {
+			t.Fatalf("openapi.json: %v", err)
+		}
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft2020)
+		c.AssertFormat()
+		if err := c.AddResource(docURL, doc); err != nil {
+			t.Fatal(err)
+		}
+		schemas.compiler, schemas.compiled = c, map[string]*jsonschema.Schema{}
+	}
+	if s := schemas.compiled[pointer]; s != nil {
+		return s
+	}
+	s, err := schemas.compiler.Compile(docURL + "#" + pointer)
+	if err != nil {
+		t.Fatalf("compile %s of openapi.json: %v", pointer, err)
+	}
+	schemas.compiled[pointer] = s
+	return s
+}
+
+// validate requires body to be JSON valid against the named component schema.
+func validate(t testing.TB, name string, body []byte) {
+	t.Helper()
+	validateAt(t, "/components/schemas/"+name, body)
+}
+
+func validateAt(t testing.TB, pointer string, body []byte) {
+	t.Helper()
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("not JSON: %v: %s", err, body)
+	}
+	if err := schemaAt(t, pointer).Validate(v); err != nil {
+		t.Errorf("does not match the schema %s of openapi.json: %v\n%s", pointer, err, body)
+	}
+}
+
+// document is the part of an OpenAPI document the tests read.
+type document struct {
+	OpenAPI    string                                `json:"openapi"`
+	Info       map[string]any                        `json:"info"`
+	Servers    []struct{ URL string }                `json:"servers"`
+	Security   []map[string][]string                 `json:"security"`
+	Paths      map[string]map[string]json.RawMessage `json:"paths"`
+	Components struct {
+		SecuritySchemes map[string]map[string]any `json:"securitySchemes"`
+		Schemas         map[string]schemaObject   `json:"schemas"`
+	} `json:"components"`
+}
+
+type schemaObject struct {
+	Required             []string                   `json:"required"`
+	Properties           map[string]json.RawMessage `json:"properties"`
+	AdditionalProperties *bool                      `json:"additionalProperties"`
+}
+
+type operation struct {
+	OperationID string                     `json:"operationId"`
+	Security    *[]map[string][]string     `json:"security"`
+	Parameters  []map[string]any           `json:"parameters"`
+	RequestBody map[string]any             `json:"requestBody"`
+	Responses   map[string]json.RawMessage `json:"responses"`
+}
+
+var methods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+
+func parseDocument(t *testing.T, b []byte) document {
+	t.Helper()
+	var d document
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+	return d
+}
+
+func (d document) operations(t *testing.T) map[route]operation {
+	t.Helper()
+	ops := map[route]operation{}
+	for path, item := range d.Paths {
+		for key, raw := range item {
+			if !slices.Contains(methods, key) {
+				continue
+			}
+			var op operation
+			if err := json.Unmarshal(raw, &op); err != nil {
+				t.Fatalf("%s %s: %v", key, path, err)
+			}
+			ops[route{strings.ToUpper(key), path}] = op
+		}
+	}
+	return ops
+}
+
+func TestOpenAPIServed(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, cfg config.Config) {
+		cfg.APIToken = "s3cret"
+		s := start(t, cfg)
+		res, b := s.send("GET", "/openapi.json", "", nil)
+		if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "application/json" {
+			t.Fatalf("GET /openapi.json without a token: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+		}
+		if !bytes.Equal(b, openAPIFile(t)) {
+			t.Error("the served document is not openapi.json")
+		}
+		d := parseDocument(t, b)
+		if !regexp.MustCompile(`^3\.1\.\d+$`).MatchString(d.OpenAPI) {
+			t.Errorf("openapi %q, want 3.1.x", d.OpenAPI)
+		}
+		if len(d.Servers) != 1 || d.Servers[0].URL != api.Prefix {
+			t.Errorf("servers %+v, want one with url %s", d.Servers, api.Prefix)
+		}
+		if d.Info["title"] == "" || d.Info["version"] == "" || d.Info["description"] == nil {
+			t.Errorf("info %v", d.Info)
+		}
+		if sc := d.Components.SecuritySchemes["bearerAuth"]; sc["type"] != "http" || sc["scheme"] != "bearer" {
+			t.Errorf("bearerAuth security scheme %v", sc)
+		}
+		if len(d.Security) != 1 || d.Security[0]["bearerAuth"] == nil {
+			t.Errorf("security %v, want bearerAuth", d.Security)
+		}
+	})
+}
+
+// TestRoutesListMatchesAPI reads the patterns api.New registers from api.go,
+// so that a route added there without a line in routes fails.
+func TestRoutesListMatchesAPI(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "api.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []route
+	ast.Inspect(f, func(n ast.Node) bool {
+		fn, ok := n.(*ast.FuncDecl)
+		if !ok || fn.Name.Name != "New" {
+			return true
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) != 2 {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || (sel.Sel.Name != "Handle" && sel.Sel.Name != "HandleFunc") {
+				return true
+			}
+			pattern, ok := constString(call.Args[0])
+			if !ok {
+				t.Errorf("a route pattern in api.go is not made of string literals and Prefix: %#v", call.Args[0])
+				return true
+			}
+			method, path, found := strings.Cut(pattern, " ")
+			if !found {
+				if pattern != "/" {
+					t.Errorf("route %q in api.go has no method", pattern)
+				}
+				return true
+			}
+			got = append(got, route{method, path})
+			return true
+		})
+		return false
+	})
+	less := func(a, b route) int { return strings.Compare(a.method+a.path, b.method+b.path) }
+	want := slices.Clone(routes)
+	slices.SortFunc(got, less)
+	slices.SortFunc(want, less)
+	if !slices.Equal(got, want) {
+		t.Errorf("api.go registers %v,\nthe tests list %v", got, want)
+	}
+}
+
+// constString evaluates a concatenation of string literals and Prefix, with
+// Prefix taken as empty so that paths come out relative to it.
+func constString(e ast.Expr) (string, bool) {
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		if e.Kind != token.STRING {
+			return "", false
+		}
+		s, err := strconv.Unquote(e.Value)
+		return s, err == nil
+	case *ast.Ident:
+		return "", e.Name == "Prefix"
+	case *ast.BinaryExpr:
+		l, ok1 := constString(e.X)
+		r, ok2 := constString(e.Y)
+		return l + r, ok1 && ok2 && e.Op == token.ADD
+	case *ast.ParenExpr:
+		return constString(e.X)
+	}
+	return "", false
+}
+
+func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, cfg config.Config) {
+		cfg.APIToken = "s3cret"
+		s := start(t, cfg)
+		d := parseDocument(t, openAPIFile(t))
+		ops := d.operations(t)
+		for _, r := range routes {
+			if _, ok := ops[r]; !ok {
+				t.Errorf("openapi.json does not document %s %s", r.method, r.path)
+			}
+		}
+		ids := map[string]route{}
+		for r, op := range ops {
+			if !slices.Contains(routes, r) {
+				t.Errorf("openapi.json documents %s %s, which is not in the routes list", r.method, r.path)
+			}
+			if prev, dup := ids[op.OperationID]; op.OperationID == "" || dup {
+				t.Errorf("%s %s: operationId %q is empty or also used by %v", r.method, r.path, op.OperationID, prev)
+			}
+			ids[op.OperationID] = r
+
+			var body string
+			if r.method == "POST" {
+				body = "{}"
+			}
+			path := strings.ReplaceAll(r.path, "{id}", "nosuch00")
+			res, b := s.call(r.method, path, body)
+			var e api.ErrorBody
+			if res.StatusCode == http.StatusNotFound && json.Unmarshal(b, &e) == nil && strings.HasPrefix(e.Error.Message, "no API endpoint") {
+				t.Errorf("openapi.json documents %s %s, which the server does not serve: %s", r.method, r.path, b)
+			}
+			if res.StatusCode >= 500 || res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusMethodNotAllowed {
+				t.Errorf("%s %s: %d %s", r.method, path, res.StatusCode, b)
+			}
+			if status := strconv.Itoa(res.StatusCode); op.Responses[status] == nil {
+				t.Errorf("%s %s answered %s, which openapi.json does not list", r.method, path, status)
+			}
+
+			open := r.path == "/openapi.json"
+			if open != (op.Security != nil && len(*op.Security) == 0) {
+				t.Errorf("%s %s: security %v; only /openapi.json is open", r.method, r.path, op.Security)
+			}
+			want := []string{"200"}
+			if r.method == "POST" {
+				want = []string{"400", "413"}
+				if op.RequestBody["required"] != true {
+					t.Errorf("%s %s: the request body is not required", r.method, r.path)
+				}
+			}
+			if r.path == "/turns" {
+				want = append(want, "201")
+			}
+			if !open {
+				want = append(want, "401")
+			}
+			if strings.Contains(r.path, "{id}") {
+				want = append(want, "404")
+			}
+			for _, status := range want {
+				if op.Responses[status] == nil {
+					t.Errorf("%s %s: no %s response", r.method, r.path, status)
+				}
+			}
+		}
+		s.wantError("GET", "/sessions/nosuch00/export.xml", "", http.StatusNotFound, "not_found", "")
+	})
+}
+
+func TestOpenAPIReferencesAndExamples(t *testing.T) {
+	b := openAPIFile(t)
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v any, pointer string)
+	walk = func(v any, pointer string) {
+		switch v := v.(type) {
+		case map[string]any:
+			if ref, ok := v["$ref"].(string); ok {
+				if !strings.HasPrefix(ref, "#/") || resolve(doc, ref[1:]) == nil {
+					t.Errorf("%s: $ref %q does not resolve", pointer, ref)
+				}
+			}
+			if _, ok := v["schema"]; ok {
+				if ex, ok := v["example"]; ok && strings.Contains(pointer, "/content/application~1json") {
+					checkExample(t, pointer+"/schema", ex)
+				}
+				if exs, ok := v["examples"].(map[string]any); ok {
+					for _, ex := range exs {
+						checkExample(t, pointer+"/schema", ex.(map[string]any)["value"])
+					}
+				}
+			}
+			for k, e := range v {
+				walk(e, pointer+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k))
+			}
+		case []any:
+			for i, e := range v {
+				walk(e, pointer+"/"+strconv.Itoa(i))
+			}
+		}
+	}
+	walk(doc, "")
+
+	for path, item := range doc.(map[string]any)["paths"].(map[string]any) {
+		item, _ := item.(map[string]any)
+		shared, _ := item["parameters"].([]any)
+		for _, m := range methods {
+			op, ok := item[m].(map[string]any)
+			if !ok {
+				continue
+			}
+			own, _ := op["parameters"].([]any)
+			for _, name := range regexp.MustCompile(`\{([^}]+)\}`).FindAllStringSubmatch(path, -1) {
+				found := false
+				for _, p := range append(slices.Clone(shared), own...) {
+					p, _ := p.(map[string]any)
+					if ref, ok := p["$ref"].(string); ok {
+						p, _ = resolve(doc, strings.TrimPrefix(ref, "#")).(map[string]any)
+					}
+					found = found || (p["in"] == "path" && p["name"] == name[1] && p["required"] == true)
+				}
+				if !found {
+					t.Errorf("%s %s: no required path parameter %q", m, path, name[1])
+				}
+			}
+		}
+	}
+}
+
+func checkExample(t *testing.T, schemaPointer string, example any) {
+	t.Helper()
+	b, err := json.Marshal(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateAt(t, schemaPointer, b)
+}
+
+// resolve returns the value at the JSON pointer in doc, or nil.
+func resolve(doc any, pointer string) any {
+	v := doc
+	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
+		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		switch c := v.(type) {
+		case map[string]any:
+			v = c[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil
+			}
+			v = c[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// jsonFields returns the JSON names of t's fields with whether each is omitempty.
+func jsonFields(t reflect.Type) map[string]bool {
+	out := map[string]bool{}
+	for f := range t.Fields() {
+		tag := f.Tag.Get("json")
+		if tag == "-" || !f.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			maps.Copy(out, jsonFields(f.Type))
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = strings.Contains(opts, "omitempty")
+	}
+	return out
+}
+
+func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
+	d := parseDocument(t, openAPIFile(t))
+	exported := jsonFields(reflect.TypeFor[tuning.Session]())
+	exported["duration_seconds"] = false
+	for _, c := range []struct {
+		schema   string
+		fields   map[string]bool
+		response bool
+	}{
+		{"TurnInput", jsonFields(reflect.TypeFor[tuning.TurnInput]()), false},
+		{"MessageInput", jsonFields(reflect.TypeFor[api.MessageInput]()), false},
+		{"TurnCreated", jsonFields(reflect.TypeFor[api.TurnCreated]()), true},
+		{"Reply", jsonFields(reflect.TypeFor[tuning.Reply]()), true},
+		{"Session", jsonFields(reflect.TypeFor[tuning.Session]()), true},
+		{"ExportedSession", exported, true},
+		{"Turn", jsonFields(reflect.TypeFor[tuning.Turn]()), true},
+		{"Improvement", jsonFields(reflect.TypeFor[tuning.Improvement]()), true},
+		{"SessionList", jsonFields(reflect.TypeFor[api.SessionList]()), true},
+		{"ErrorBody", jsonFields(reflect.TypeFor[api.ErrorBody]()), true},
+		{"ErrorDetail", jsonFields(reflect.TypeFor[api.ErrorDetail]()), true},
+	} {
+		t.Run(c.schema, func(t *testing.T) {
+			s, ok := d.Components.Schemas[c.schema]
+			if !ok {
+				t.Fatalf("openapi.json has no schema %s", c.schema)
+			}
+			got, want := slices.Sorted(maps.Keys(s.Properties)), slices.Sorted(maps.Keys(c.fields))
+			if !slices.Equal(got, want) {
+				t.Errorf("properties %v, the Go type has %v", got, want)
+			}
+			if s.AdditionalProperties == nil || *s.AdditionalProperties {
+				t.Error("additionalProperties is not false")
+			}
+			for _, r := range s.Required {
+				if _, ok := c.fields[r]; !ok {
+					t.Errorf("required %q is not a field", r)
+				}
+			}
+			if c.response {
+				var always []string
+				for name, omitempty := range c.fields {
+					if !omitempty {
+						always = append(always, name)
+					}
+				}
+				if got, want := slices.Sorted(slices.Values(s.Required)), slices.Sorted(slices.Values(always)); !slices.Equal(got, want) {
+					t.Errorf("required %v, but the server always sends %v", got, want)
+				}
+			}
+		})
+	}
+
+	var codes []string
+	if err := json.Unmarshal(d.Components.Schemas["ErrorDetail"].Properties["code"], &struct {
+		Enum *[]string `json:"enum"`
+	}{&codes}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{hone.EINTERNAL, hone.EINVALID, hone.ENOTFOUND, hone.ECONFLICT, hone.EUNAUTHORIZED, hone.ETOOLARGE, hone.EUNAVAILABLE}
+	if !slices.Equal(slices.Sorted(slices.Values(codes)), slices.Sorted(slices.Values(want))) {
+		t.Errorf("error codes %v, hone has %v", codes, want)
+	}
+	var categories struct {
+		Enum []string `json:"enum"`
+	}
+	if err := json.Unmarshal(d.Components.Schemas["Improvement"].Properties["category"], &categories); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(categories.Enum, append([]string{""}, tuning.Categories...)) {
+		t.Errorf("categories %q, tuning has %q", categories.Enum, tuning.Categories)
+	}
+}
+
+// TestOpenAPIRequired posts a valid body without each property in turn: the
+// server must refuse exactly the properties the schema requires.
+func TestOpenAPIRequired(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, cfg config.Config) {
+		s := start(t, cfg)
+		d := parseDocument(t, openAPIFile(t))
+		for _, c := range []struct {
+			schema, path string
+			body         map[string]any
+		}{
+			{"TurnInput", "/turns", map[string]any{"conversation_id": "c", "tester_id": "meg", "tester_email": "meg@example.com",
+				"user_message": "q", "response": "r", "prompt_version": "v1", "branch": "b", "search_results": []any{1},
+				"avg_similarity": 0.5, "processing_time_ms": 3, "metadata": map[string]any{}}},
+			{"MessageInput", "/messages", map[string]any{"conversation_id": "c", "tester_id": "meg", "tester_email": "meg@example.com",
+				"text": "hello"}},
+		} {
+			props := d.Components.Schemas[c.schema].Properties
+			if got, want := slices.Sorted(maps.Keys(c.body)), slices.Sorted(maps.Keys(props)); !slices.Equal(got, want) {
+				t.Fatalf("%s: the test body has %v, the schema %v", c.schema, got, want)
+			}
+			validate(t, c.schema, []byte(mustJSON(t, c.body)))
+			for name := range props {
+				body := maps.Clone(c.body)
+				delete(body, name)
+				res, b := s.call("POST", c.path, mustJSON(t, body))
+				required := slices.Contains(d.Components.Schemas[c.schema].Required, name)
+				if required && res.StatusCode != http.StatusBadRequest || !required && res.StatusCode >= 300 {
+					t.Errorf("%s without %s: %d %s; required in openapi.json: %v", c.path, name, res.StatusCode, b, required)
+				}
+			}
+		}
+	})
+}
