@@ -48,6 +48,13 @@ type DB struct {
 	Now func() time.Time
 
 	rebound sync.Map
+	// stmts holds the SQLite writer's prepared statements: parsing SQL costs
+	// more than running these small statements.
+	stmts sync.Map
+
+	jobs    chan writeJob
+	stop    chan struct{}
+	stopped chan struct{}
 }
 
 // Open connects to the database named by dsn: a postgres:// or postgresql://
@@ -91,6 +98,10 @@ func Open(ctx context.Context, dsn string, log *slog.Logger) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to %s database: %w", db.dialect, redact(err, dsn))
 	}
+	if db.dialect == SQLite {
+		db.jobs, db.stop, db.stopped = make(chan writeJob), make(chan struct{}), make(chan struct{})
+		go db.writer()
+	}
 	return db, nil
 }
 
@@ -111,6 +122,15 @@ func (db *DB) Dialect() Dialect { return db.dialect }
 
 // Close closes the connections.
 func (db *DB) Close() error {
+	if db.stop != nil {
+		close(db.stop)
+		<-db.stopped
+		db.stop = nil
+	}
+	db.stmts.Range(func(_, st any) bool {
+		st.(*sql.Stmt).Close()
+		return true
+	})
 	var err error
 	if db.write != nil {
 		err = db.write.Close()
@@ -203,25 +223,68 @@ func (db *DB) now() time.Time { return db.Now().UTC().Truncate(time.Microsecond)
 // Tx is a write transaction with the time it started.
 type Tx struct {
 	*sql.Tx
-	db  *DB
-	now time.Time
+	db         *DB
+	now        time.Time
+	unprepared []string
 }
 
 func (tx *Tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := tx.prepared(query); st != nil {
+		return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
 	return tx.ExecContext(ctx, tx.db.q(query), args...)
 }
 
 func (tx *Tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := tx.prepared(query); st != nil {
+		return tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
 	return tx.QueryRowContext(ctx, tx.db.q(query), args...)
+}
+
+// prepared returns the SQLite writer's prepared statement for query, or nil
+// on PostgreSQL, whose driver keeps its own statement cache per connection.
+// A statement not prepared yet is prepared once the transaction is over: the
+// writer's one connection is busy until then.
+func (tx *Tx) prepared(query string) *sql.Stmt {
+	if tx.db.dialect != SQLite {
+		return nil
+	}
+	if st, ok := tx.db.stmts.Load(query); ok {
+		return st.(*sql.Stmt)
+	}
+	tx.unprepared = append(tx.unprepared, query)
+	return nil
+}
+
+func (db *DB) prepare(ctx context.Context, queries []string) {
+	for _, q := range queries {
+		if _, ok := db.stmts.Load(q); ok {
+			continue
+		}
+		if st, err := db.write.PrepareContext(ctx, q); err == nil {
+			db.stmts.Store(q, st)
+		}
+	}
 }
 
 // update runs fn in a write transaction, committing when it returns nil.
 func (db *DB) update(ctx context.Context, fn func(*Tx) error) error {
+	if db.jobs != nil {
+		done := make(chan error, 1)
+		select {
+		case db.jobs <- writeJob{ctx: ctx, fn: fn, done: done}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return <-done
+	}
 	sqltx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	tx := &Tx{Tx: sqltx, db: db, now: db.now()}
+	defer func() { db.prepare(context.WithoutCancel(ctx), tx.unprepared) }()
 	if err := fn(tx); err != nil {
 		_ = sqltx.Rollback()
 		return err

@@ -288,3 +288,40 @@ func TestConcurrentTurnsAndImprovementsKeepTotals(t *testing.T) {
 		}
 	})
 }
+
+func TestFailingWriteRollsBackAloneAmongConcurrentOnes(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		ctx := context.Background()
+		mustTurn(t, db, turnInput("good", "seed"))
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var okCount, noTurn int
+		for i := range 200 {
+			wg.Go(func() {
+				conv := "good"
+				if i%2 == 1 {
+					conv = fmt.Sprint("empty-", i)
+					if _, _, err := db.ResetSession(ctx, tuning.Tester{ConversationID: conv, TesterID: "meg"}); err != nil {
+						t.Error(err)
+					}
+				}
+				_, err := db.AddImprovement(ctx, conv, "", "note")
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					okCount++
+				case errors.Is(err, tuning.ErrNoTurn):
+					noTurn++
+				default:
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		s, _ := db.CurrentSession(ctx, "good")
+		if okCount != 100 || noTurn != 100 || s.TotalImprovements != 100 {
+			t.Fatalf("ok %d, no turn %d, total_improvements %d; want 100 each", okCount, noTurn, s.TotalImprovements)
+		}
+	})
+}

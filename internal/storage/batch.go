@@ -1,0 +1,94 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+)
+
+// maxBatch is the most write transactions committed together on SQLite.
+const maxBatch = 64
+
+// writeJob is one caller's write transaction waiting for the SQLite writer.
+type writeJob struct {
+	ctx  context.Context
+	fn   func(*Tx) error
+	done chan error
+}
+
+// writer runs SQLite's write transactions on its one connection. It commits
+// whatever transactions are waiting together: each runs inside a savepoint of
+// one database transaction, so a failing one rolls back alone, and one commit
+// (one WAL write) serves them all.
+func (db *DB) writer() {
+	defer close(db.stopped)
+	for {
+		var first writeJob
+		select {
+		case first = <-db.jobs:
+		case <-db.stop:
+			return
+		}
+		batch := []writeJob{first}
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case j := <-db.jobs:
+				batch = append(batch, j)
+			default:
+				break drain
+			}
+		}
+		db.runBatch(batch)
+	}
+}
+
+func (db *DB) runBatch(batch []writeJob) {
+	ctx := context.Background()
+	sqltx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		for _, j := range batch {
+			j.done <- fmt.Errorf("begin: %w", err)
+		}
+		return
+	}
+	results := make([]error, len(batch))
+	var unprepared []string
+	for i, j := range batch {
+		if err := j.ctx.Err(); err != nil {
+			results[i] = err
+			continue
+		}
+		tx := &Tx{Tx: sqltx, db: db, now: db.now()}
+		results[i] = db.inSavepoint(j.ctx, tx, j.fn)
+		unprepared = append(unprepared, tx.unprepared...)
+	}
+	if err := sqltx.Commit(); err != nil {
+		for i := range results {
+			if results[i] == nil {
+				results[i] = fmt.Errorf("commit: %w", err)
+			}
+		}
+	}
+	db.prepare(ctx, unprepared)
+	for i, j := range batch {
+		j.done <- results[i]
+	}
+}
+
+// inSavepoint runs fn so that its changes are undone alone when it fails.
+func (db *DB) inSavepoint(ctx context.Context, tx *Tx, fn func(*Tx) error) error {
+	if _, err := tx.exec(ctx, "SAVEPOINT job"); err != nil {
+		return fmt.Errorf("savepoint: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		if _, rerr := tx.exec(context.Background(), "ROLLBACK TO job"); rerr != nil {
+			return fmt.Errorf("%w (and rolling back failed: %v)", err, rerr)
+		}
+		_, _ = tx.exec(context.Background(), "RELEASE job")
+		return err
+	}
+	if _, err := tx.exec(ctx, "RELEASE job"); err != nil {
+		return fmt.Errorf("release savepoint: %w", err)
+	}
+	return nil
+}
