@@ -1,0 +1,4 @@
+package llm
+
+// RetryAfter exposes retryAfter to the tests.
+var RetryAfter = retryAfter

@@ -1,0 +1,67 @@
+package llm
+
+// Purposes of LLM calls, recorded with each Call.
+const (
+	PurposeChat     = "chat"
+	PurposeFollowUp = "follow-up"
+	PurposeAnalysis = "analysis"
+	PurposeJudge    = "judge"
+)
+
+// Message roles accepted in a Request.
+const (
+	RoleSystem    = "system"
+	RoleDeveloper = "developer"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Request is one LLM call. Purpose, CauseType and CauseID are recorded with
+// the Call so it can be traced back to what caused it (e.g. "turn", its id).
+type Request struct {
+	Purpose   string
+	CauseType string
+	CauseID   string
+	Messages  []Message
+	// Model overrides Config.Models[Purpose] and Config.Model.
+	Model       string
+	Temperature *float64
+	TopP        *float64
+	// MaxTokens is sent as max_tokens, which OpenAI-compatible servers
+	// understand; pass Params["max_completion_tokens"] for OpenAI reasoning
+	// models instead.
+	MaxTokens *int
+	// Params holds any other request body parameters, sent as given.
+	Params map[string]any
+}
+
+// Usage counts the tokens of one call.
+type Usage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	TotalTokens      int64 `json:"total_tokens"`
+}
+
+// Response is the answer to a Request.
+type Response struct {
+	Content      string
+	Model        string
+	FinishReason string
+	Usage        Usage
+	// LatencyMS is the wall time of the call in milliseconds, retries included.
+	LatencyMS float64
+	// CallID is the ID of the recorded Call.
+	CallID string
+}
+
+// Float64 returns a pointer to v, for Request.Temperature and Request.TopP.
+func Float64(v float64) *float64 { return &v }
+
+// Int returns a pointer to v, for Request.MaxTokens.
+func Int(v int) *int { return &v }

@@ -1,0 +1,320 @@
+package web
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"html/template"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/api"
+	"github.com/honehq/hone/internal/gateway"
+	"github.com/honehq/hone/internal/llm"
+	"github.com/honehq/hone/internal/tuning"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/renderer/html"
+)
+
+// Cookies and header of the web chat.
+const (
+	// TesterCookie holds the browser's random tester id.
+	TesterCookie = "hone_tester"
+	// CSRFCookie holds the token a message must repeat in CSRFHeader.
+	CSRFCookie = "hone_csrf"
+	// CSRFHeader carries the page's CSRF token on POST /chat/messages.
+	CSRFHeader = "X-CSRF-Token"
+)
+
+// PromptHelp tells a user how to give the web chat a prompt file.
+const PromptHelp = `The chat needs the system prompt file the model answers under. Set:
+
+  HONE_PROMPT_FILE   the prompt file; several, comma-separated, to choose between them
+
+or pass it to the server, once per file:
+
+  export HONE_PROMPT_FILE=MASTER_PROMPT.md
+  hone serve --prompt MASTER_PROMPT.md
+`
+
+const (
+	testerIDLength = 16
+	csrfLength     = 32
+	// chatHistoryTurns is how many of the session's turns the page shows.
+	chatHistoryTurns = 20
+	// maxChatBody bounds POST /chat/messages: the longest message, escaped.
+	maxChatBody = 2*tuning.MaxTextLength + 4096
+)
+
+// chatCSP keeps the chat page to its own scripts, styles and connections.
+const chatCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'"
+
+// markdown renders replies. Its renderer omits raw HTML and dangerous links.
+var markdown = goldmark.New(
+	goldmark.WithExtensions(extension.Table, extension.Strikethrough),
+	goldmark.WithRendererOptions(html.WithHardWraps()),
+)
+
+// chat is the web chat's set-up: one entry per prompt file, and why it
+// cannot answer when it cannot.
+type chat struct {
+	prompts []*chatPrompt
+	byName  map[string]*chatPrompt
+	// llmErr says why there is no LLM to answer; llmHelp how to set one up.
+	llmErr  error
+	llmHelp string
+	// noPrompts is set when no prompt file is configured.
+	noPrompts bool
+}
+
+// chatPrompt is a prompt file the chat offers, with its gateway.
+type chatPrompt struct {
+	Name string
+	g    *gateway.Gateway
+}
+
+func (c *chat) ready() bool { return c.llmErr == nil && !c.noPrompts }
+
+// message says what to set before the chat can work.
+func (c *chat) message() string {
+	var parts []string
+	if c.llmErr != nil {
+		parts = append(parts, hone.ErrorMessage(c.llmErr)+"\n\n"+c.llmHelp)
+	}
+	if c.noPrompts {
+		parts = append(parts, PromptHelp)
+	}
+	return strings.Join(parts, "\n")
+}
+
+func (u *UI) registerChat() error {
+	if err := u.Page("chat", assets, "templates/chat.html"); err != nil {
+		return err
+	}
+	u.EnableChat(nil, nil, nil)
+	u.mux.HandleFunc("GET /chat", u.showChat)
+	u.mux.HandleFunc("POST /chat/messages", u.postChatMessage)
+	return nil
+}
+
+// EnableChat sets up the chat at /chat: one conversation per prompt file,
+// answered by client. When client is nil, llmErr says why (nil means the LLM
+// is not configured at all), and the page and POST /chat/messages say which
+// variables to set. Call it before serving.
+func (u *UI) EnableChat(client *llm.Client, prompts []*gateway.Prompt, llmErr error) {
+	c := &chat{byName: map[string]*chatPrompt{}, llmHelp: llm.ConfigHelp, noPrompts: len(prompts) == 0}
+	if client == nil {
+		c.llmErr = llmErr
+		if c.llmErr == nil {
+			c.llmErr = llm.Config{}.Validate()
+		}
+	}
+	for _, p := range prompts {
+		cp := &chatPrompt{Name: p.Name()}
+		if _, taken := c.byName[cp.Name]; taken {
+			cp.Name = p.Path()
+		}
+		if client != nil {
+			cp.g = gateway.New(u.Engine, client, p, u.Logger)
+		}
+		c.prompts = append(c.prompts, cp)
+		c.byName[cp.Name] = cp
+	}
+	u.chat = c
+}
+
+// chatTurn is an earlier turn of the session as the page shows it.
+type chatTurn struct {
+	User     string
+	Response template.HTML
+}
+
+func (u *UI) showChat(w http.ResponseWriter, r *http.Request) {
+	c := u.chat
+	w.Header().Set("Content-Security-Policy", chatCSP)
+	w.Header().Set("Cache-Control", "no-store")
+	data := map[string]any{"Title": "Chat", "CSRF": csrfToken(w, r), "AppName": u.Engine.AppName()}
+	if !c.ready() {
+		data["LLMError"], data["LLMHelp"], data["PromptHelp"] = "", "", ""
+		if c.llmErr != nil {
+			data["LLMError"], data["LLMHelp"] = hone.ErrorMessage(c.llmErr), c.llmHelp
+		}
+		if c.noPrompts {
+			data["PromptHelp"] = PromptHelp
+		}
+		u.Render(w, r, http.StatusOK, "chat", data)
+		return
+	}
+	p := c.prompts[0]
+	if name := r.URL.Query().Get("prompt"); name != "" {
+		if p = c.byName[name]; p == nil {
+			u.Error(w, r, hone.Errorf(hone.ENOTFOUND, "no prompt file %q: the server offers %s", name, c.names()))
+			return
+		}
+	}
+	tester := chatTester(testerID(w, r), p.Name)
+	s, err := p.g.Open(r.Context(), tester)
+	if err != nil {
+		u.Error(w, r, err)
+		return
+	}
+	turns, err := u.Engine.Store().RecentTurns(r.Context(), s.ID, chatHistoryTurns)
+	if err != nil {
+		u.Error(w, r, err)
+		return
+	}
+	shown := make([]chatTurn, len(turns))
+	for i, t := range turns {
+		shown[i] = chatTurn{User: t.UserMessage, Response: renderMarkdown(t.Response)}
+	}
+	_, version, _ := p.g.Prompt().Current()
+	data["Ready"], data["Prompts"], data["Current"] = true, c.prompts, p.Name
+	data["SessionID"], data["Version"], data["Turns"] = s.ID, version, shown
+	u.Render(w, r, http.StatusOK, "chat", data)
+}
+
+func (c *chat) names() string {
+	names := make([]string, len(c.prompts))
+	for i, p := range c.prompts {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// chatReply is the answer of POST /chat/messages.
+type chatReply struct {
+	Command   bool   `json:"command"`
+	ReplyHTML string `json:"reply_html"`
+	Ack       bool   `json:"ack"`
+	SessionID string `json:"session_id"`
+	Failed    bool   `json:"failed"`
+}
+
+var crossOrigin = http.NewCrossOriginProtection()
+
+func (u *UI) postChatMessage(w http.ResponseWriter, r *http.Request) {
+	if err := crossOrigin.Check(r); err != nil {
+		writeChatError(w, http.StatusForbidden, hone.Errorf(hone.EUNAUTHORIZED, "cross-origin requests are not allowed"))
+		return
+	}
+	if !validCSRF(r) {
+		writeChatError(w, http.StatusForbidden, hone.Errorf(hone.EUNAUTHORIZED, "the page's security token is missing or stale: reload the page"))
+		return
+	}
+	c := u.chat
+	if !c.ready() {
+		writeChatError(w, http.StatusServiceUnavailable, hone.Errorf(hone.EUNAVAILABLE, "%s", c.message()))
+		return
+	}
+	cookie, err := r.Cookie(TesterCookie)
+	if err != nil || !validID(cookie.Value, testerIDLength) {
+		writeChatError(w, http.StatusForbidden, hone.Errorf(hone.EUNAUTHORIZED, "no tester cookie: reload the page"))
+		return
+	}
+	var in struct {
+		Prompt string `json:"prompt"`
+		Text   string `json:"text"`
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxChatBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeChatError(w, http.StatusRequestEntityTooLarge, hone.Errorf(hone.ETOOLARGE, "the message is too long"))
+			return
+		}
+		writeChatError(w, http.StatusBadRequest, hone.Errorf(hone.EINVALID, "the body must be JSON {\"prompt\": …, \"text\": …}"))
+		return
+	}
+	p := c.byName[in.Prompt]
+	if p == nil {
+		writeChatError(w, http.StatusNotFound, hone.Errorf(hone.ENOTFOUND, "no prompt file %q: the server offers %s", in.Prompt, c.names()))
+		return
+	}
+	reply, err := p.g.Send(r.Context(), chatTester(cookie.Value, p.Name), in.Text, nil)
+	if err != nil {
+		status := api.Status(err)
+		if status >= 500 {
+			u.Logger.ErrorContext(r.Context(), "web chat message failed", "prompt", p.Name, "err", err)
+		}
+		writeChatError(w, status, err)
+		return
+	}
+	out := chatReply{Command: reply.Command, Ack: reply.Ack, SessionID: reply.SessionID, Failed: reply.Failed}
+	if reply.Text != "" {
+		out.ReplyHTML = string(renderMarkdown(reply.Text))
+	}
+	writeChatJSON(w, http.StatusOK, out)
+}
+
+func chatTester(id, prompt string) tuning.Tester {
+	return tuning.Tester{ConversationID: "web:" + id + ":" + prompt, TesterID: "web:" + id}
+}
+
+// testerID returns the browser's tester id, giving it one when it has none.
+func testerID(w http.ResponseWriter, r *http.Request) string {
+	if c, err := r.Cookie(TesterCookie); err == nil && validID(c.Value, testerIDLength) {
+		return c.Value
+	}
+	id := hone.NewID(testerIDLength)
+	http.SetCookie(w, &http.Cookie{Name: TesterCookie, Value: id, Path: "/chat", MaxAge: int((365 * 24 * time.Hour).Seconds()),
+		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+	return id
+}
+
+// csrfToken returns the browser's CSRF token, giving it one when it has none.
+func csrfToken(w http.ResponseWriter, r *http.Request) string {
+	if c, err := r.Cookie(CSRFCookie); err == nil && validID(c.Value, csrfLength) {
+		return c.Value
+	}
+	token := hone.NewID(csrfLength)
+	http.SetCookie(w, &http.Cookie{Name: CSRFCookie, Value: token, Path: "/chat",
+		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+	return token
+}
+
+func validCSRF(r *http.Request) bool {
+	c, err := r.Cookie(CSRFCookie)
+	if err != nil || !validID(c.Value, csrfLength) {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(c.Value), []byte(r.Header.Get(CSRFHeader))) == 1
+}
+
+// validID reports whether s looks like an id of hone.NewID(n).
+func validID(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func renderMarkdown(text string) template.HTML {
+	var b strings.Builder
+	if err := markdown.Convert([]byte(text), &b); err != nil {
+		return template.HTML("<p>" + template.HTMLEscapeString(text) + "</p>")
+	}
+	return template.HTML(b.String())
+}
+
+func writeChatError(w http.ResponseWriter, status int, err error) {
+	writeChatJSON(w, status, api.ErrorBody{Error: api.ErrorDetail{Code: hone.ErrorCode(err), Field: hone.ErrorField(err), Message: hone.ErrorMessage(err)}})
+}
+
+func writeChatJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}

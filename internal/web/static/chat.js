@@ -1,0 +1,143 @@
+// chat.js drives the page at /chat: it posts each message with the page's
+// CSRF token and shows the reply, which the server renders as safe HTML.
+"use strict";
+
+(function () {
+  const promptSelect = document.getElementById("prompt");
+  if (promptSelect) {
+    promptSelect.addEventListener("change", () => promptSelect.form.submit());
+  }
+  const form = document.getElementById("chat-form");
+  if (!form) {
+    return;
+  }
+  const input = document.getElementById("chat-input");
+  const send = document.getElementById("send");
+  const list = document.getElementById("messages");
+  const thinking = document.getElementById("thinking");
+  const session = document.getElementById("session-id");
+  const sessionLink = document.getElementById("session-link");
+  const token = document.querySelector('meta[name="csrf-token"]').content;
+  const appName = list.dataset.app || "Bot";
+  let busy = false;
+
+  function add(kind, who) {
+    const li = document.createElement("li");
+    li.className = "chat-msg " + kind;
+    const label = document.createElement("div");
+    label.className = "who";
+    label.textContent = who;
+    const body = document.createElement("div");
+    body.className = "body";
+    li.append(label, body);
+    list.append(li);
+    return body;
+  }
+
+  function notice(text) {
+    add("hone failed", "hone").textContent = text;
+  }
+
+  function react(emoji) {
+    const answers = list.querySelectorAll(".chat-msg.bot");
+    const last = answers[answers.length - 1];
+    if (!last) {
+      add("hone", "hone").textContent = emoji;
+      return;
+    }
+    let reaction = last.querySelector(".reaction");
+    if (!reaction) {
+      reaction = document.createElement("span");
+      reaction.className = "reaction";
+      reaction.title = "Note saved";
+      reaction.dataset.count = "0";
+      last.append(reaction);
+    }
+    const n = Number(reaction.dataset.count) + 1;
+    reaction.dataset.count = String(n);
+    reaction.textContent = n > 1 ? emoji + " " + n : emoji;
+  }
+
+  function setSession(id) {
+    if (!id || session.textContent === id) {
+      return;
+    }
+    session.textContent = id;
+    if (sessionLink) {
+      sessionLink.href = "/sessions/" + encodeURIComponent(id);
+    }
+  }
+
+  function show(data) {
+    setSession(data.session_id);
+    if (data.ack) {
+      react("👍");
+    }
+    if (!data.reply_html) {
+      return;
+    }
+    let body;
+    if (!data.command && !data.failed) {
+      body = add("bot", appName);
+    } else {
+      body = add(data.failed ? "hone failed" : "hone", "hone");
+    }
+    body.classList.add("md");
+    body.innerHTML = data.reply_html;
+  }
+
+  async function submit() {
+    const text = input.value.trim();
+    if (!text || busy) {
+      return;
+    }
+    busy = true;
+    send.disabled = true;
+    input.value = "";
+    add("user", "You").textContent = text;
+    thinking.hidden = false;
+    thinking.scrollIntoView({ block: "end" });
+    try {
+      const resp = await fetch("/chat/messages", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": token },
+        body: JSON.stringify({ prompt: form.dataset.prompt, text: text }),
+      });
+      let data = null;
+      try {
+        data = await resp.json();
+      } catch (e) {
+        data = null;
+      }
+      if (!resp.ok || !data) {
+        const message = data && data.error && data.error.message;
+        notice("⚠️ " + (message || "The server answered " + resp.status + ". Your session is intact; send the message again."));
+        return;
+      }
+      show(data);
+    } catch (e) {
+      notice("⚠️ hone could not be reached. Your session is intact; send the message again.");
+    } finally {
+      form.dataset.done = String(Number(form.dataset.done || 0) + 1);
+      busy = false;
+      send.disabled = false;
+      thinking.hidden = true;
+      if (list.lastElementChild) {
+        list.lastElementChild.scrollIntoView({ block: "end" });
+      }
+      input.focus();
+    }
+  }
+
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    submit();
+  });
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      submit();
+    }
+  });
+})();
