@@ -477,16 +477,16 @@ func TestMessages(t *testing.T) {
 			}
 			rows := parseCSV(t, block)
 			want := [][]string{
-				{"Turn", "User Message", "Bot Response", "Improvement Notes", "Category"},
-				{"1", `My employee said "I quit", then left`, "Got it — here's the next step:\n1. Document it\n2. Process it", "Should ask if it's in writing", "content"},
-				{"1", `My employee said "I quit", then left`, "Got it — here's the next step:\n1. Document it\n2. Process it", "Too formal, more conversational", "tone"},
-				{"2", "I called them", "Answer to: I called them", "", ""},
+				{"Turn", "User Message", "Bot Response", "Improvement Notes", "Category", "Objective Score", "Subjective Score", "Overall Score"},
+				{"1", `My employee said "I quit", then left`, "Got it — here's the next step:\n1. Document it\n2. Process it", "Should ask if it's in writing", "content", "0.33", "", ""},
+				{"1", `My employee said "I quit", then left`, "Got it — here's the next step:\n1. Document it\n2. Process it", "Too formal, more conversational", "tone", "0.33", "", ""},
+				{"2", "I called them", "Answer to: I called them", "", "", "0.40", "", ""},
 			}
 			if len(rows) != len(want) {
 				t.Fatalf("!print CSV has %d rows, want %d: %q", len(rows), len(want), rows)
 			}
 			for i, row := range rows {
-				if len(row) != 6 || !slices.Equal(row[:5], want[i]) {
+				if len(row) != 9 || !slices.Equal(row[:8], want[i]) {
 					t.Errorf("CSV row %d = %q, want %q and a timestamp", i, row, want[i])
 				}
 			}
@@ -780,20 +780,20 @@ func TestSessionsEndpoints(t *testing.T) {
 		s.postTurn(map[string]any{"conversation_id": "b1", "tester_id": "bob", "user_message": "line 1\nline 2, \"quoted\"", "response": "ok"})
 		rows := parseCSV(t, s.exportCSV(id))
 		want := [][]string{
-			{"Turn", "User Message", "Bot Response", "Improvement Notes", "Category", "Timestamp"},
-			{"1", "q", "r", "first note", ""},
-			{"1", "q", "r", "second note", "action"},
-			{"2", "line 1\nline 2, \"quoted\"", "ok", "", ""},
+			{"Turn", "User Message", "Bot Response", "Improvement Notes", "Category", "Objective Score", "Subjective Score", "Overall Score", "Timestamp"},
+			{"1", "q", "r", "first note", "", "0.20", "", ""},
+			{"1", "q", "r", "second note", "action", "0.20", "", ""},
+			{"2", "line 1\nline 2, \"quoted\"", "ok", "", "", "0.20", "", ""},
 		}
 		if len(rows) != len(want) {
 			t.Fatalf("export.csv has rows %q, want %d", rows, len(want))
 		}
 		for i, row := range rows {
-			if len(row) != 6 || !slices.Equal(row[:len(want[i])], want[i]) {
+			if len(row) != 9 || !slices.Equal(row[:len(want[i])], want[i]) {
 				t.Errorf("export.csv row %d = %q, want %q", i, row, want[i])
 			}
-			if _, err := time.Parse(time.RFC3339, row[5]); i > 0 && err != nil {
-				t.Errorf("export.csv row %d timestamp %q: %v", i, row[5], err)
+			if _, err := time.Parse(time.RFC3339, row[8]); i > 0 && err != nil {
+				t.Errorf("export.csv row %d timestamp %q: %v", i, row[8], err)
 			}
 		}
 

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -22,14 +23,15 @@ import (
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/api"
 	"github.com/honehq/hone/internal/config"
+	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/tuning"
 )
 
 // route is one endpoint, with its path relative to api.Prefix.
 type route struct{ method, path string }
 
-// routes are the endpoints api.New registers; TestRoutesListMatchesAPI keeps
-// the list in step with api.go.
+// routes are the endpoints api.New and the API's Register methods register;
+// TestRoutesListMatchesAPI keeps the list in step with them.
 var routes = []route{
 	{"GET", "/openapi.json"},
 	{"POST", "/turns"},
@@ -38,6 +40,12 @@ var routes = []route{
 	{"GET", "/sessions/{id}"},
 	{"GET", "/sessions/{id}/export.csv"},
 	{"GET", "/sessions/{id}/export.json"},
+	{"GET", "/llm-calls"},
+	{"POST", "/score"},
+	{"POST", "/turns/{id}/scores"},
+	{"GET", "/metrics/sessions/{id}"},
+	{"GET", "/metrics/compare"},
+	{"GET", "/metrics/regressions"},
 }
 
 const docURL = "https://hone.invalid/api/v1/openapi.json"
@@ -189,17 +197,29 @@ func TestOpenAPIServed(t *testing.T) {
 	})
 }
 
-// TestRoutesListMatchesAPI reads the patterns api.New registers from api.go,
-// so that a route added there without a line in routes fails.
+// TestRoutesListMatchesAPI reads the patterns api.New and the API's Register
+// methods register from the package's files, so that a route added there
+// without a line in routes fails.
 func TestRoutesListMatchesAPI(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "api.go", nil, 0)
+	names, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
+	}
+	f := &ast.File{Name: ast.NewIdent("api")}
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Decls = append(f.Decls, file.Decls...)
 	}
 	var got []route
 	ast.Inspect(f, func(n ast.Node) bool {
 		fn, ok := n.(*ast.FuncDecl)
-		if !ok || fn.Name.Name != "New" {
+		if !ok || (fn.Name.Name != "New" && !strings.HasPrefix(fn.Name.Name, "Register")) {
 			return true
 		}
 		ast.Inspect(fn.Body, func(n ast.Node) bool {
@@ -213,7 +233,7 @@ func TestRoutesListMatchesAPI(t *testing.T) {
 			}
 			pattern, ok := constString(call.Args[0])
 			if !ok {
-				t.Errorf("a route pattern in api.go is not made of string literals and Prefix: %#v", call.Args[0])
+				t.Errorf("a route pattern in the api package is not made of string literals and Prefix: %#v", call.Args[0])
 				return true
 			}
 			method, path, found := strings.Cut(pattern, " ")
@@ -233,7 +253,7 @@ func TestRoutesListMatchesAPI(t *testing.T) {
 	slices.SortFunc(got, less)
 	slices.SortFunc(want, less)
 	if !slices.Equal(got, want) {
-		t.Errorf("api.go registers %v,\nthe tests list %v", got, want)
+		t.Errorf("the api package registers %v,\nthe tests list %v", got, want)
 	}
 }
 
@@ -460,6 +480,16 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		{"SessionList", jsonFields(reflect.TypeFor[api.SessionList]()), true},
 		{"ErrorBody", jsonFields(reflect.TypeFor[api.ErrorBody]()), true},
 		{"ErrorDetail", jsonFields(reflect.TypeFor[api.ErrorDetail]()), true},
+		{"ScoreInput", jsonFields(reflect.TypeFor[api.ScoreInput]()), false},
+		{"ScoreResult", jsonFields(reflect.TypeFor[api.ScoreResult]()), true},
+		{"ScoresInput", jsonFields(reflect.TypeFor[api.ScoresInput]()), false},
+		{"TurnScores", jsonFields(reflect.TypeFor[api.TurnScores]()), true},
+		{"SessionMetrics", jsonFields(reflect.TypeFor[scoring.SessionReport]()), true},
+		{"MetricStat", jsonFields(reflect.TypeFor[scoring.Stat]()), true},
+		{"MetricDiff", jsonFields(reflect.TypeFor[scoring.Diff]()), true},
+		{"VersionComparison", jsonFields(reflect.TypeFor[scoring.Comparison]()), true},
+		{"RegressionStep", jsonFields(reflect.TypeFor[scoring.Step]()), true},
+		{"RegressionReport", jsonFields(reflect.TypeFor[scoring.RegressionReport]()), true},
 	} {
 		t.Run(c.schema, func(t *testing.T) {
 			s, ok := d.Components.Schemas[c.schema]
@@ -528,6 +558,8 @@ func TestOpenAPIRequired(t *testing.T) {
 				"avg_similarity": 0.5, "processing_time_ms": 3, "metadata": map[string]any{}}},
 			{"MessageInput", "/messages", map[string]any{"conversation_id": "c", "tester_id": "meg", "tester_email": "meg@example.com",
 				"text": "hello"}},
+			{"ScoreInput", "/score", map[string]any{"query": "My employee quit", "response": "Got it.", "search_results": []any{"a"},
+				"avg_similarity": 0.5, "processing_time_ms": 3, "is_first_response": true}},
 		} {
 			props := d.Components.Schemas[c.schema].Properties
 			if got, want := slices.Sorted(maps.Keys(c.body)), slices.Sorted(maps.Keys(props)); !slices.Equal(got, want) {

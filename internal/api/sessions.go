@@ -23,7 +23,7 @@ func (a *API) createTurn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.SearchResults, in.Metadata = nullAsAbsent(in.SearchResults), nullAsAbsent(in.Metadata)
-	t, err := a.Store.RecordTurn(r.Context(), in)
+	t, err := a.Engine.RecordTurn(r.Context(), in)
 	if err != nil {
 		writeError(w, r, a.Logger, err)
 		return

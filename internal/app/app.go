@@ -14,6 +14,8 @@ import (
 
 	"github.com/honehq/hone/internal/api"
 	"github.com/honehq/hone/internal/config"
+	"github.com/honehq/hone/internal/metrics"
+	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/tuning"
 	"github.com/honehq/hone/internal/web"
@@ -27,6 +29,8 @@ type App struct {
 	Engine *tuning.Engine
 	API    *api.API
 	UI     *web.UI
+	// Scoring scores every turn and keeps human scores.
+	Scoring *scoring.Service
 
 	server *http.Server
 	ln     net.Listener
@@ -42,6 +46,13 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	set := metrics.Default()
+	if cfg.MetricsFile != "" {
+		var err error
+		if set, err = metrics.Load(cfg.MetricsFile); err != nil {
+			return nil, err
+		}
+	}
 	db, err := storage.Open(ctx, cfg.DSN(), log)
 	if err != nil {
 		return nil, err
@@ -50,11 +61,22 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 		db.Close()
 		return nil, err
 	}
-	a := &App{Config: cfg, Log: log, DB: db}
+	a := &App{Config: cfg, Log: log, DB: db, Scoring: scoring.New(db, set)}
 	a.Engine = tuning.NewEngine(db, tuning.Options{Logger: log, MessageLimit: cfg.MessageLimit,
-		PublicURL: cfg.PublicURL, AppName: cfg.AppName})
+		PublicURL: cfg.PublicURL, AppName: cfg.AppName, Measurer: a.Scoring})
+	a.Scoring.Register(a.Engine)
 	a.API = api.New(a.Engine, cfg.APIToken, cfg.MaxBodyBytes, log)
+	a.API.RegisterLLMCalls(db)
+	a.API.RegisterMetrics(a.Scoring)
 	if a.UI, err = web.New(a.Engine, log); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := a.UI.EnableMetrics(a.Scoring); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := a.enableChat(); err != nil {
 		db.Close()
 		return nil, err
 	}

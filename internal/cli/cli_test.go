@@ -46,7 +46,7 @@ func TestExportCommand(t *testing.T) {
 	dir := t.TempDir()
 	turn := seed(t, dir)
 	code, out, errOut := run(t, "--data-dir", dir, "--log-level", "error", "export", "--session", turn.SessionID)
-	want := "Turn,User Message,Bot Response,Improvement Notes,Category,Timestamp\n1,\"say \"\"hi\"\", then\",\"line 1\nline 2\",warmer,tone,"
+	want := "Turn,User Message,Bot Response,Improvement Notes,Category,Objective Score,Subjective Score,Overall Score,Timestamp\n1,\"say \"\"hi\"\", then\",\"line 1\nline 2\",warmer,tone,,,,2"
 	if code != 0 || !strings.HasPrefix(out, want) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}

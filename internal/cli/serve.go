@@ -13,7 +13,8 @@ func newServe(opts *options) *cobra.Command {
 		Short: "Run the hone server: web UI, JSON API and chat",
 		Long: `Run the hone server: the web UI at /, the JSON API at /api/v1 (described at
 /api/v1/openapi.json). Data goes to hone.db in --data-dir unless HONE_DATABASE_URL
-names a PostgreSQL database; migrations run at start.`,
+names a PostgreSQL database; migrations run at start. The chat at /chat talks to
+the LLM under the --prompt files; without them it says what to set.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -36,6 +37,10 @@ names a PostgreSQL database; migrations run at start.`,
 	cmd.Flags().StringVar(&opts.cfg.PublicURL, "public-url", opts.cfg.PublicURL, "URL users reach hone at, for download links (HONE_PUBLIC_URL)")
 	cmd.Flags().Int64Var(&opts.cfg.MaxBodyBytes, "max-body-bytes", opts.cfg.MaxBodyBytes, "largest request body accepted (HONE_MAX_BODY_BYTES)")
 	cmd.Flags().IntVar(&opts.cfg.MessageLimit, "message-limit", opts.cfg.MessageLimit, "largest chat reply in bytes (HONE_MESSAGE_LIMIT)")
+	cmd.Flags().StringVar(&opts.cfg.MetricsFile, "metrics", opts.cfg.MetricsFile, "metric set file (YAML or JSON) scoring every turn; default the built-in set (HONE_METRICS_FILE)")
+	cmd.Flags().StringArrayVar(&opts.cfg.Prompts, "prompt", opts.cfg.Prompts, "system prompt file of the chat at /chat; repeat for several (HONE_PROMPT_FILE)")
+	cmd.Flags().StringVar(&opts.cfg.LLM.BaseURL, "llm-base-url", opts.cfg.LLM.BaseURL, "base URL of the LLM API for the chat (HONE_LLM_BASE_URL; the key only from HONE_LLM_API_KEY)")
+	cmd.Flags().StringVar(&opts.cfg.LLM.Model, "llm-model", opts.cfg.LLM.Model, "model the chat talks to (HONE_LLM_MODEL)")
 	return cmd
 }
 

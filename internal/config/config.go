@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/tuning"
 )
 
@@ -31,6 +32,13 @@ type Config struct {
 	PublicURL string
 	// AppName names the application under test in exports and replies.
 	AppName string
+	// MetricsFile is a metric set file (YAML or JSON); empty means hone's
+	// default set.
+	MetricsFile string
+	// Prompts are the system prompt files the web chat offers.
+	Prompts []string
+	// LLM says how to reach the model under test in the web chat.
+	LLM llm.Config
 }
 
 // Defaults.
@@ -49,6 +57,12 @@ var Env = [][2]string{
 	{"HONE_MESSAGE_LIMIT", "largest chat reply in bytes; larger exports become a download link (default 25600)"},
 	{"HONE_PUBLIC_URL", "URL users reach hone at, for download links (default http://ADDR)"},
 	{"HONE_APP_NAME", "name of the application under test, as in the CSV's \"<name> Response\" column (default Bot)"},
+	{"HONE_METRICS_FILE", "metric set file (YAML or JSON) scoring every turn (default: the built-in ERA set)"},
+	{"HONE_PROMPT_FILE", "system prompt file(s) of the chat at /chat, comma-separated"},
+	{llm.EnvBaseURL, "base URL of the OpenAI-compatible LLM API, e.g. http://localhost:11434/v1"},
+	{llm.EnvAPIKey, "API key of the LLM (may be empty for a local server)"},
+	{llm.EnvModel, "model the chat talks to, e.g. gpt-4o-mini"},
+	{llm.EnvTimeout, "time limit per LLM attempt, e.g. 90s (default 60s)"},
 }
 
 // FromEnv returns the configuration the environment sets, with defaults.
@@ -60,6 +74,7 @@ func FromEnv() (Config, error) {
 		APIToken:     os.Getenv("HONE_API_TOKEN"),
 		PublicURL:    os.Getenv("HONE_PUBLIC_URL"),
 		AppName:      envOr("HONE_APP_NAME", tuning.DefaultAppName),
+		MetricsFile:  os.Getenv("HONE_METRICS_FILE"),
 		MaxBodyBytes: DefaultMaxBodyBytes,
 		MessageLimit: tuning.DefaultMessageLimit,
 	}
@@ -76,6 +91,15 @@ func FromEnv() (Config, error) {
 			return c, hone.FieldError("HONE_MESSAGE_LIMIT", "HONE_MESSAGE_LIMIT must be a number of bytes of at least 1024, got %q", v)
 		}
 		c.MessageLimit = n
+	}
+	for _, p := range strings.Split(os.Getenv("HONE_PROMPT_FILE"), ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			c.Prompts = append(c.Prompts, p)
+		}
+	}
+	var err error
+	if c.LLM, err = llm.ConfigFromEnv(); err != nil {
+		return c, err
 	}
 	return c, nil
 }

@@ -177,6 +177,34 @@ func (db *DB) ResetSession(ctx context.Context, t tuning.Tester) (prev, next *tu
 	return prev, next, nil
 }
 
+// OpenSession returns the conversation's current session when it has the
+// prompt version, and otherwise ends it and starts one that has.
+func (db *DB) OpenSession(ctx context.Context, t tuning.Tester, promptVersion, branch string) (*tuning.Session, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	var s *tuning.Session
+	err := db.update(ctx, func(tx *Tx) (err error) {
+		if s, err = lockConversation(ctx, tx, t.ConversationID); err != nil {
+			return err
+		}
+		if s != nil && s.PromptVersion == promptVersion {
+			return nil
+		}
+		if s != nil {
+			if err := endSession(ctx, tx, s); err != nil {
+				return err
+			}
+		}
+		s, err = startSession(ctx, tx, t, promptVersion, branch)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // ResumeSession makes one of the tester's sessions current again.
 func (db *DB) ResumeSession(ctx context.Context, t tuning.Tester, sessionID string) (*tuning.Session, error) {
 	var s *tuning.Session

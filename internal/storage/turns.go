@@ -57,14 +57,23 @@ func recordTurn(ctx context.Context, tx *Tx, in tuning.TurnInput) (*tuning.Turn,
 		s.ID).Scan(&t.Number); err != nil {
 		return nil, fmt.Errorf("number turn: %w", err)
 	}
-	var search any
+	var search, measured any
 	if len(in.SearchResults) > 0 {
 		search = string(in.SearchResults)
 	}
+	t.Scores = map[string]int{}
+	if in.Measure != nil {
+		m := in.Measure(t.Number == 1)
+		if len(m.Metrics) > 0 {
+			t.Metrics, measured = m.Metrics, string(m.Metrics)
+		}
+		t.ObjectiveScore = m.Objective
+	}
 	if _, err := tx.exec(ctx, `INSERT INTO turns (id, session_id, turn_number, user_message, response, created_at,
-		search_results, avg_similarity, processing_time_ms, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		search_results, avg_similarity, processing_time_ms, metadata, metrics, objective_score)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.SessionID, t.Number, t.UserMessage, t.Response, t.Timestamp, search, in.AvgSimilarity,
-		in.ProcessingTimeMS, string(t.Metadata)); err != nil {
+		in.ProcessingTimeMS, string(t.Metadata), measured, t.ObjectiveScore); err != nil {
 		return nil, fmt.Errorf("insert turn: %w", err)
 	}
 	return t, nil
@@ -72,7 +81,8 @@ func recordTurn(ctx context.Context, tx *Tx, in tuning.TurnInput) (*tuning.Turn,
 
 func (db *DB) turnColumns() string {
 	return `t.id, t.session_id, t.turn_number, t.user_message, t.response, ` + db.timeText("t.created_at") + `,
-	t.search_results, t.avg_similarity, t.processing_time_ms, t.metadata`
+	t.search_results, t.avg_similarity, t.processing_time_ms, t.metadata,
+	t.metrics, t.scores, t.objective_score, t.subjective_score, t.overall_score`
 }
 
 func scanTurn(row scanner, extra ...any) (*tuning.Turn, error) {
@@ -80,8 +90,10 @@ func scanTurn(row scanner, extra ...any) (*tuning.Turn, error) {
 	var at rawTime
 	var search, meta []byte
 	var sim, ms sql.NullFloat64
+	var measured, scores []byte
+	var obj, subj, overall sql.NullFloat64
 	dest := append([]any{&t.ID, &t.SessionID, &t.Number, &t.UserMessage, &t.Response, &at,
-		&search, &sim, &ms, &meta}, extra...)
+		&search, &sim, &ms, &meta, &measured, &scores, &obj, &subj, &overall}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -100,6 +112,13 @@ func scanTurn(row scanner, extra ...any) (*tuning.Turn, error) {
 	}
 	t.Metadata = jsonOrEmpty(meta)
 	t.Improvements = []tuning.Improvement{}
+	if len(measured) > 0 {
+		t.Metrics = append([]byte(nil), measured...)
+	}
+	if t.Scores, err = decodeScores(scores); err != nil {
+		return nil, err
+	}
+	t.ObjectiveScore, t.SubjectiveScore, t.OverallScore = nullFloat(obj), nullFloat(subj), nullFloat(overall)
 	return &t, nil
 }
 

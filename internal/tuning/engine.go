@@ -64,6 +64,8 @@ type Options struct {
 	PublicURL string
 	// AppName names the application under test in exports.
 	AppName string
+	// Measurer, when set, scores every turn RecordTurn records.
+	Measurer Measurer
 }
 
 // Engine turns chat messages into tuning actions. It is the same for every

@@ -130,10 +130,10 @@ func TestPrintCommand(t *testing.T) {
 	s, _ := c.db.CurrentSession(context.Background(), meg.ConversationID)
 	want := "📊 **Session Export (Session ID: " + s.ID + ")**\n" +
 		"Started: 2025-10-24 10:00:15\nTurns: 2\nImprovements: 2\n\n```csv\n" +
-		"Turn,User Message,ERA Response,Improvement Notes,Category,Timestamp\n" +
-		"1,\"My employee said \"\"I quit\"\"\",\"Got it — here's the next step:\n1. Document the resignation\n2. Process termination\",Should ask if it's in writing,content,2025-10-24T10:00:15Z\n" +
-		"1,\"My employee said \"\"I quit\"\"\",\"Got it — here's the next step:\n1. Document the resignation\n2. Process termination\",Tone is too formal,,2025-10-24T10:00:15Z\n" +
-		"2,I called them,\"Good, next step...\",,,2025-10-24T10:01:00Z\n" +
+		"Turn,User Message,ERA Response,Improvement Notes,Category,Objective Score,Subjective Score,Overall Score,Timestamp\n" +
+		"1,\"My employee said \"\"I quit\"\"\",\"Got it — here's the next step:\n1. Document the resignation\n2. Process termination\",Should ask if it's in writing,content,,,,2025-10-24T10:00:15Z\n" +
+		"1,\"My employee said \"\"I quit\"\"\",\"Got it — here's the next step:\n1. Document the resignation\n2. Process termination\",Tone is too formal,,,,,2025-10-24T10:00:15Z\n" +
+		"2,I called them,\"Good, next step...\",,,,,,2025-10-24T10:01:00Z\n" +
 		"```\n\n**Copy the CSV above and paste into Claude Web Code to tune the master prompt.**"
 	if r.Text != want {
 		t.Fatalf("!print =\n%s\nwant\n%s", r.Text, want)
@@ -326,7 +326,7 @@ func TestCSVRoundTripsAdversarialText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(records[0], ","); got != "Turn,User Message,Bot Response,Improvement Notes,Category,Timestamp" {
+	if got := strings.Join(records[0], ","); got != "Turn,User Message,Bot Response,Improvement Notes,Category,Objective Score,Subjective Score,Overall Score,Timestamp" {
 		t.Fatalf("header = %s", got)
 	}
 	if len(records) != len(rows)+2 {
@@ -338,14 +338,14 @@ func TestCSVRoundTripsAdversarialText(t *testing.T) {
 		if category == "" {
 			_, note = tuning.ParseNote(": " + r.note)
 		}
-		want := []string{fmt.Sprint(i + 1), r.user, r.response, note, category}
+		want := []string{fmt.Sprint(i + 1), r.user, r.response, note, category, "", "", ""}
 		for j := range want {
 			if got[j] != want[j] {
 				t.Errorf("row %d field %d = %q, want %q", i+1, j, got[j], want[j])
 			}
 		}
-		if _, err := time.Parse(time.RFC3339, got[5]); err != nil {
-			t.Errorf("row %d timestamp %q is not ISO 8601: %v", i+1, got[5], err)
+		if _, err := time.Parse(time.RFC3339, got[8]); err != nil {
+			t.Errorf("row %d timestamp %q is not ISO 8601: %v", i+1, got[8], err)
 		}
 	}
 	if last := records[len(records)-1]; last[1] != "no notes" || last[3] != "" || last[4] != "" {

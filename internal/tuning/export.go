@@ -22,7 +22,17 @@ func CSVHeader(appName string) []string {
 	if appName == "" {
 		appName = DefaultAppName
 	}
-	return []string{"Turn", "User Message", appName + " Response", "Improvement Notes", "Category", "Timestamp"}
+	return []string{"Turn", "User Message", appName + " Response", "Improvement Notes", "Category",
+		"Objective Score", "Subjective Score", "Overall Score", "Timestamp"}
+}
+
+// FormatScore formats a composite score for the CSV export: two decimals, or
+// empty when the score is N/A.
+func FormatScore(p *float64) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*p, 'f', 2, 64)
 }
 
 // flushEvery is how many turns are written between flushes of a streamed export.
@@ -36,12 +46,13 @@ func WriteCSV(ctx context.Context, w io.Writer, store Store, s *Session, appName
 		return err
 	}
 	n := 0
-	row := make([]string, 6)
+	row := make([]string, 9)
 	err := store.EachTurn(ctx, s.ID, func(t *Turn) error {
 		row[0] = strconv.Itoa(t.Number)
 		row[1] = t.UserMessage
 		row[2] = t.Response
-		row[5] = t.Timestamp.UTC().Format(TimestampFormat)
+		row[5], row[6], row[7] = FormatScore(t.ObjectiveScore), FormatScore(t.SubjectiveScore), FormatScore(t.OverallScore)
+		row[8] = t.Timestamp.UTC().Format(TimestampFormat)
 		if len(t.Improvements) == 0 {
 			row[3], row[4] = "", ""
 			if err := cw.Write(row); err != nil {
@@ -96,6 +107,9 @@ func WriteJSON(ctx context.Context, w io.Writer, store Store, s *Session, now ti
 	err = store.EachTurn(ctx, s.ID, func(t *Turn) error {
 		if t.Improvements == nil {
 			t.Improvements = []Improvement{}
+		}
+		if t.Scores == nil {
+			t.Scores = map[string]int{}
 		}
 		b, err := json.Marshal(t)
 		if err != nil {

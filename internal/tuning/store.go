@@ -24,6 +24,9 @@ type Store interface {
 	// ResetSession ends the conversation's current session (if any) and starts
 	// a new one with the same prompt version and branch.
 	ResetSession(ctx context.Context, t Tester) (previous, next *Session, err error)
+	// OpenSession returns the conversation's current session when it has the
+	// prompt version, and otherwise ends it and starts one that has.
+	OpenSession(ctx context.Context, t Tester, promptVersion, branch string) (*Session, error)
 	// ResumeSession makes the tester's session id the conversation's current
 	// session again, ending the one that was current.
 	ResumeSession(ctx context.Context, t Tester, sessionID string) (*Session, error)

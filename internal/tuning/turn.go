@@ -23,6 +23,16 @@ type Turn struct {
 	ProcessingTimeMS *float64        `json:"processing_time_ms"`
 	Metadata         json.RawMessage `json:"metadata"`
 	Improvements     []Improvement   `json:"improvements"`
+	// Metrics are the turn's objective metrics, a JSON object keyed by metric
+	// name (N/A as null) with objective_quality_score; null when the turn was
+	// not measured.
+	Metrics json.RawMessage `json:"metrics"`
+	// Scores are the human (subjective) scores, 1 to 5, keyed by short name.
+	Scores map[string]int `json:"scores"`
+	// The composite quality scores, each in [0, 1] or nil when N/A.
+	ObjectiveScore  *float64 `json:"objective_quality_score"`
+	SubjectiveScore *float64 `json:"subjective_quality_score"`
+	OverallScore    *float64 `json:"overall_quality_score"`
 }
 
 // TurnInput is a turn as an application reports it.
@@ -38,6 +48,9 @@ type TurnInput struct {
 	AvgSimilarity    *float64        `json:"avg_similarity,omitempty"`
 	ProcessingTimeMS *float64        `json:"processing_time_ms,omitempty"`
 	Metadata         json.RawMessage `json:"metadata,omitempty"`
+	// Measure, when set, scores the turn once the store knows whether it is
+	// the first of its session; the store calls it inside its transaction.
+	Measure func(isFirstResponse bool) Measurement `json:"-"`
 }
 
 // Limits on the size of identifiers and texts.

@@ -132,7 +132,7 @@ func TestBrowserSessionsAndSession(t *testing.T) {
 		if f.Status != http.StatusOK || f.ContentType != "text/csv; charset=utf-8" {
 			t.Fatalf("fetch %s = %d %q, want 200 text/csv; charset=utf-8; body %q", href, f.Status, f.ContentType, f.Body)
 		}
-		if first, _, _ := strings.Cut(f.Body, "\n"); first != "Turn,User Message,Bot Response,Improvement Notes,Category,Timestamp" {
+		if first, _, _ := strings.Cut(f.Body, "\n"); first != "Turn,User Message,Bot Response,Improvement Notes,Category,Objective Score,Subjective Score,Overall Score,Timestamp" {
 			t.Errorf("CSV header row = %q", first)
 		}
 		records, err := csv.NewReader(strings.NewReader(f.Body)).ReadAll()
@@ -140,10 +140,10 @@ func TestBrowserSessionsAndSession(t *testing.T) {
 			t.Fatalf("CSV does not parse: %v\n%s", err, f.Body)
 		}
 		wantRecords := [][]string{
-			{"Turn", "User Message", "Bot Response", "Improvement Notes", "Category", "Timestamp"},
-			{"1", aliceMsg1, aliceResp1, noteCite, "content", "2025-03-01T09:00:00Z"},
-			{"2", aliceMsg2, aliceResp2, noteShort, "", "2025-03-01T09:01:30Z"},
-			{"2", aliceMsg2, aliceResp2, noteAcro, "clarity", "2025-03-01T09:01:30Z"},
+			{"Turn", "User Message", "Bot Response", "Improvement Notes", "Category", "Objective Score", "Subjective Score", "Overall Score", "Timestamp"},
+			{"1", aliceMsg1, aliceResp1, noteCite, "content", "", "", "", "2025-03-01T09:00:00Z"},
+			{"2", aliceMsg2, aliceResp2, noteShort, "", "", "", "", "2025-03-01T09:01:30Z"},
+			{"2", aliceMsg2, aliceResp2, noteAcro, "clarity", "", "", "", "2025-03-01T09:01:30Z"},
 		}
 		if !slices.EqualFunc(records, wantRecords, slices.Equal) {
 			t.Errorf("CSV records:\n got %q\nwant %q", records, wantRecords)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/api"
+	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/tuning"
 )
 
@@ -31,6 +32,7 @@ type UI struct {
 	mux       *http.ServeMux
 	pages     map[string]*template.Template
 	staticSum string
+	chat      *chat
 }
 
 // New returns the UI with its pages registered.
@@ -61,6 +63,9 @@ func New(engine *tuning.Engine, log *slog.Logger) (*UI, error) {
 	u.mux.HandleFunc("GET /sessions/{id}/export.json", func(w http.ResponseWriter, r *http.Request) {
 		api.ServeExport(w, r, u.Engine, r.PathValue("id"), "json", u.Logger)
 	})
+	if err := u.registerChat(); err != nil {
+		return nil, err
+	}
 	return u, nil
 }
 
@@ -133,6 +138,8 @@ func (u *UI) funcs() template.FuncMap {
 			}
 			return *f
 		},
+		"score":      scoring.Format,
+		"metricList": metricList,
 	}
 }
 

@@ -1,0 +1,74 @@
+// Package scoring puts the metrics package to work on hone's data: it scores
+// every turn as it is recorded (a tuning.Measurer), takes human scores (the
+// !score chat command and the API), and compares prompt versions. The flow
+// stays capture (tuning) → judge (!improve, !score) → measure (metrics).
+package scoring
+
+import (
+	"context"
+	"time"
+
+	"github.com/honehq/hone/internal/metrics"
+	"github.com/honehq/hone/internal/tuning"
+)
+
+// TurnRef names the turn to score: by TurnID, or else the latest turn of
+// the current session of ConversationID.
+type TurnRef struct {
+	TurnID         string
+	ConversationID string
+}
+
+// Sample is one turn's scores, with the session and prompt version it
+// belongs to.
+type Sample struct {
+	Version      string
+	SessionID    string
+	SessionStart time.Time
+	TurnNumber   int
+	// Metrics is the turn's objective metrics JSON (nil when not measured).
+	Metrics    []byte
+	Objective  *float64
+	Subjective *float64
+	Overall    *float64
+}
+
+// SampleFilter selects samples: of one session, or of some prompt versions.
+type SampleFilter struct {
+	SessionID string
+	Versions  []string
+}
+
+// VersionSummary is what SQL averages over the turns of one prompt version.
+// N/A scores are left out of the means and of the counts beside them.
+type VersionSummary struct {
+	Version    string    `json:"prompt_version"`
+	FirstStart time.Time `json:"first_session_start"`
+	Sessions   int       `json:"sessions"`
+	Turns      int       `json:"turns"`
+	// NObjective, NSubjective and NOverall count the turns that have each score.
+	NObjective  int      `json:"n_objective"`
+	NSubjective int      `json:"n_subjective"`
+	NOverall    int      `json:"n_overall"`
+	Objective   *float64 `json:"objective_quality_score"`
+	Subjective  *float64 `json:"subjective_quality_score"`
+	Overall     *float64 `json:"overall_quality_score"`
+}
+
+// Store keeps turn scores. storage.DB implements it.
+type Store interface {
+	// ScoreTurn merges scores (already validated, keyed by short name) into
+	// the turn's human scores, replacing those it names, and recomputes the
+	// turn's composites with set, in one transaction. It returns the turn's
+	// id, session, number, scores and composites; tuning.ErrNoTurn when a
+	// conversation has no turn, an ENOTFOUND error for an unknown turn id.
+	ScoreTurn(ctx context.Context, ref TurnRef, scores map[string]int, set *metrics.Set) (*tuning.Turn, error)
+	// Samples returns the scores of the selected turns, ordered by prompt
+	// version's first session start, session start and turn number.
+	Samples(ctx context.Context, f SampleFilter) ([]Sample, error)
+	// VersionSummaries averages the scores per prompt version, ordered by
+	// the version's first session start.
+	VersionSummaries(ctx context.Context) ([]VersionSummary, error)
+	// FindSession returns a session by id, or an ENOTFOUND error.
+	FindSession(ctx context.Context, id string) (*tuning.Session, error)
+}
