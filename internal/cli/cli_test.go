@@ -20,17 +20,25 @@ func run(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
-func seed(t *testing.T, dir string) *tuning.Turn {
+// openDataDir opens and migrates the SQLite database of a data directory,
+// closed at the end of the test.
+func openDataDir(t *testing.T, dir string) *storage.DB {
 	t.Helper()
-	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(dir, "hone.db"), nil)
+	db, err := storage.Open(context.Background(), filepath.Join(dir, "hone.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	return db
+}
+
+func seed(t *testing.T, dir string) *tuning.Turn {
+	t.Helper()
+	ctx := context.Background()
+	db := openDataDir(t, dir)
 	turn, err := db.RecordTurn(ctx, tuning.TurnInput{ConversationID: "c", TesterID: "meg", UserMessage: `say "hi", then`,
 		Response: "line 1\nline 2", PromptVersion: "v1"})
 	if err != nil {

@@ -3,26 +3,17 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/honehq/hone/internal/llm"
-	"github.com/honehq/hone/internal/storage"
 )
 
 func seedCalls(t *testing.T, dir string, calls ...*llm.Call) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(dir, "hone.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := openDataDir(t, dir)
 	for _, c := range calls {
 		if err := db.RecordCall(ctx, c); err != nil {
 			t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/honehq/hone/internal/scoring"
-	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/tuning"
 )
 
@@ -18,14 +17,7 @@ import (
 func seedVersions(t *testing.T, dir string) string {
 	t.Helper()
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(dir, "hone.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := openDataDir(t, dir)
 	svc := scoring.New(db, nil)
 	engine := tuning.NewEngine(db, tuning.Options{Measurer: svc})
 	var session string

@@ -121,7 +121,7 @@ func (h *heapWatcher) Write(p []byte) (int, error) {
 }
 
 // TestExportMemoryDoesNotGrowWithSession streams 100,000 turns with two
-// improvements each (about 60 MB of CSV) and checks that the heap never holds
+// improvements each (about 60 MB of CSV, more of JSON) and checks that the heap never holds
 // more than a fraction of it.
 func TestExportMemoryDoesNotGrowWithSession(t *testing.T) {
 	if testing.Short() {
@@ -129,15 +129,23 @@ func TestExportMemoryDoesNotGrowWithSession(t *testing.T) {
 	}
 	db := storagetest.SQLite(t)
 	s := seedSession(t, db, "big", 100_000, 2)
-	runtime.GC()
-	w := &heapWatcher{w: io.Discard}
-	if err := tuning.WriteCSV(context.Background(), w, db, s, "Bot"); err != nil {
-		t.Fatal(err)
-	}
-	if w.n < 50<<20 {
-		t.Fatalf("export of %d bytes is smaller than expected", w.n)
-	}
-	if limit := uint64(w.n / 4); w.peak > limit {
-		t.Fatalf("heap peaked at %d MB while exporting %d MB", w.peak>>20, w.n>>20)
+	for _, format := range []string{"csv", "json"} {
+		runtime.GC()
+		w := &heapWatcher{w: io.Discard}
+		var err error
+		if format == "csv" {
+			err = tuning.WriteCSV(context.Background(), w, db, s, "Bot")
+		} else {
+			err = tuning.WriteJSON(context.Background(), w, db, s, time.Now())
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.n < 50<<20 {
+			t.Fatalf("%s export of %d bytes is smaller than expected", format, w.n)
+		}
+		if limit := uint64(w.n / 4); w.peak > limit {
+			t.Fatalf("%s: heap peaked at %d MB while exporting %d MB", format, w.peak>>20, w.n>>20)
+		}
 	}
 }
