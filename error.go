@@ -16,7 +16,14 @@ const (
 	EUNAUTHORIZED = "unauthorized"
 	ETOOLARGE     = "too_large"
 	EUNAVAILABLE  = "unavailable"
+	EFORBIDDEN    = "forbidden"
+	ETIMEOUT      = "timeout"
+	ENOTALLOWED   = "method_not_allowed"
 )
+
+// Codes lists every error code, in the order the API documents them.
+var Codes = []string{EINVALID, EUNAUTHORIZED, EFORBIDDEN, ENOTFOUND, ENOTALLOWED, ETIMEOUT, ECONFLICT, ETOOLARGE,
+	EINTERNAL, EUNAVAILABLE}
 
 // Error is an error whose message is safe to show to a user. Field names the
 // input that was wrong, when there is one.

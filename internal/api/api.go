@@ -1,15 +1,21 @@
 // Package api serves hone's JSON API under /api/v1: the same domain calls the
-// CLI, the web UI and the chat surfaces make, for applications to integrate with.
+// CLI, the web UI and the chat surfaces make, for applications to integrate
+// with. routes.go is its route table; openapi.json documents every route.
 package api
 
 import (
-	"crypto/subtle"
 	_ "embed"
 	"log/slog"
 	"net/http"
 	"strings"
-	"time"
 
+	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/auth"
+	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/chat"
+	"github.com/honehq/hone/internal/llm"
+	"github.com/honehq/hone/internal/scoring"
+	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/tuning"
 )
 
@@ -19,64 +25,53 @@ const Prefix = "/api/v1"
 //go:embed openapi.json
 var openAPI []byte
 
-// API is the JSON API. Extra routes from later capabilities are added with Handle.
+// API is the JSON API over the domain services.
 type API struct {
-	Engine       *tuning.Engine
-	Store        tuning.Store
-	Token        string
+	Turns    *capture.Recorder
+	Sessions capture.Store
+	Chat     *chat.Router
+	Tuning   *tuning.Service
+	Scoring  *scoring.Service
+	LLMCalls llm.CallStore
+	Auth     *auth.Auth
+	// MaxBodyBytes bounds request bodies.
 	MaxBodyBytes int64
 	Logger       *slog.Logger
-	Now          func() time.Time
-
-	mux *http.ServeMux
 }
 
-// New returns the API with its routes registered.
-func New(engine *tuning.Engine, token string, maxBodyBytes int64, log *slog.Logger) *API {
-	if log == nil {
-		log = slog.Default()
+// Handler serves the API's route table.
+func (a *API) Handler() http.Handler {
+	if a.Logger == nil {
+		a.Logger = slog.Default()
 	}
-	a := &API{Engine: engine, Store: engine.Store(), Token: token, MaxBodyBytes: maxBodyBytes, Logger: log,
-		Now: time.Now, mux: http.NewServeMux()}
-	a.mux.HandleFunc("GET "+Prefix+"/openapi.json", a.openAPI)
-	a.Handle("POST "+Prefix+"/turns", a.createTurn)
-	a.Handle("POST "+Prefix+"/messages", a.createMessage)
-	a.Handle("GET "+Prefix+"/sessions", a.listSessions)
-	a.Handle("GET "+Prefix+"/sessions/{id}", a.getSession)
-	a.Handle("GET "+Prefix+"/sessions/{id}/export.csv", a.exportCSV)
-	a.Handle("GET "+Prefix+"/sessions/{id}/export.json", a.exportJSON)
-	a.mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
-		a.authorized(func(w http.ResponseWriter, r *http.Request) {
-			writeError(w, r, a.Logger, notFoundRoute(r))
-		})(w, r)
-	})
-	return a
+	f := &server.Face{Prefix: Prefix, Routes: a.Routes(), Guard: a.guard, Errors: server.JSONBody, Log: a.Logger,
+		What: "API endpoint"}
+	return f.Mux()
 }
 
-// Handle registers an authenticated, size-limited route.
-func (a *API) Handle(pattern string, h http.HandlerFunc) {
-	a.mux.HandleFunc(pattern, a.authorized(h))
-}
+// errUnauthorized answers an API call without the token.
+var errUnauthorized = hone.Errorf(hone.EUNAUTHORIZED, "a valid Bearer token is required (HONE_API_TOKEN)")
 
-// ServeHTTP serves the API.
-func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }
-
-// authorized requires the Bearer token when one is configured and bounds the body.
-func (a *API) authorized(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if a.Token != "" {
-			got, ok := bearerToken(r.Header.Get("Authorization"))
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(a.Token)) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="hone"`)
-				writeError(w, r, a.Logger, errUnauthorized)
-				return
-			}
+// guard requires the Bearer token when one is configured, puts the caller's
+// identity in the request's context and bounds the body.
+func (a *API) guard(rt server.Route, w http.ResponseWriter, r *http.Request) (*http.Request, error) {
+	id := hone.Local
+	if a.Auth != nil && a.Auth.Enabled() {
+		got, ok := bearerToken(r.Header.Get("Authorization"))
+		switch {
+		case ok && a.Auth.CheckToken(got):
+			id = hone.Admin
+		case rt.Open:
+			id = hone.Identity{Kind: hone.IdentityAnonymous}
+		default:
+			w.Header().Set("WWW-Authenticate", `Bearer realm="hone"`)
+			return r, errUnauthorized
 		}
-		if r.Body != nil && a.MaxBodyBytes > 0 {
-			r.Body = http.MaxBytesReader(w, r.Body, a.MaxBodyBytes)
-		}
-		h(w, r)
 	}
+	if r.Body != nil && a.MaxBodyBytes > 0 {
+		r.Body = http.MaxBytesReader(w, r.Body, a.MaxBodyBytes)
+	}
+	return r.WithContext(hone.WithIdentity(r.Context(), id)), nil
 }
 
 // bearerToken returns the credentials of an Authorization header value of the
@@ -89,7 +84,11 @@ func bearerToken(header string) (string, bool) {
 	return strings.TrimLeft(token, " "), true
 }
 
-func (a *API) openAPI(w http.ResponseWriter, _ *http.Request) {
+func (a *API) openAPI(w http.ResponseWriter, _ *http.Request) error {
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(openAPI)
+	_, err := w.Write(openAPI)
+	return err
 }
+
+// OpenAPI returns the OpenAPI document the API serves.
+func OpenAPI() []byte { return openAPI }

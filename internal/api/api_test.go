@@ -18,7 +18,10 @@ import (
 
 	"github.com/honehq/hone/internal/api"
 	"github.com/honehq/hone/internal/app"
+	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/config"
+	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/storage/storagetest"
 	"github.com/honehq/hone/internal/tuning"
 )
@@ -34,7 +37,7 @@ func eachDatabase(t *testing.T, fn func(t *testing.T, cfg config.Config)) {
 }
 
 // server is the whole program serving HTTP on a free local port.
-type server struct {
+type apiServer struct {
 	t      *testing.T
 	app    *app.App
 	base   string
@@ -44,7 +47,7 @@ type server struct {
 
 // start opens and serves hone with cfg, filling in what a test leaves unset;
 // it is closed at the end of the test.
-func start(t *testing.T, cfg config.Config) *server {
+func start(t *testing.T, cfg config.Config) *apiServer {
 	t.Helper()
 	cfg.Addr = "127.0.0.1:0"
 	if cfg.MaxBodyBytes == 0 {
@@ -69,13 +72,13 @@ func start(t *testing.T, cfg config.Config) *server {
 			t.Errorf("Close: %v", err)
 		}
 	})
-	return &server{t: t, app: a, base: a.URL() + api.Prefix, token: cfg.APIToken,
+	return &apiServer{t: t, app: a, base: a.URL() + api.Prefix, token: cfg.APIToken,
 		client: &http.Client{Transport: tr, Timeout: time.Minute}}
 }
 
 // send makes a request to the API path with body (none when empty) and
 // header, and returns the response with its body read.
-func (s *server) send(method, path, body string, header http.Header) (*http.Response, []byte) {
+func (s *apiServer) send(method, path, body string, header http.Header) (*http.Response, []byte) {
 	s.t.Helper()
 	var r io.Reader
 	if body != "" {
@@ -104,7 +107,7 @@ func (s *server) send(method, path, body string, header http.Header) (*http.Resp
 }
 
 // call is send with the server's token, if it has one.
-func (s *server) call(method, path, body string) (*http.Response, []byte) {
+func (s *apiServer) call(method, path, body string) (*http.Response, []byte) {
 	s.t.Helper()
 	h := http.Header{}
 	if s.token != "" {
@@ -115,7 +118,7 @@ func (s *server) call(method, path, body string) (*http.Response, []byte) {
 
 // json calls the API, requires the status and a body valid against the named
 // schema of openapi.json, and decodes the body into v when v is not nil.
-func (s *server) json(method, path, body string, status int, schema string, v any) *http.Response {
+func (s *apiServer) json(method, path, body string, status int, schema string, v any) *http.Response {
 	s.t.Helper()
 	res, b := s.call(method, path, body)
 	if res.StatusCode != status {
@@ -134,9 +137,9 @@ func (s *server) json(method, path, body string, status int, schema string, v an
 }
 
 // wantError calls the API and requires an error answer with the status, code and field.
-func (s *server) wantError(method, path, body string, status int, code, field string) api.ErrorDetail {
+func (s *apiServer) wantError(method, path, body string, status int, code, field string) server.ErrorDetail {
 	s.t.Helper()
-	var e api.ErrorBody
+	var e server.ErrorBody
 	s.json(method, path, body, status, "ErrorBody", &e)
 	if e.Error.Code != code || e.Error.Field != field {
 		s.t.Errorf("%s %s: error code %q field %q, want %q and %q (message %q)",
@@ -168,7 +171,7 @@ func mustJSON(t *testing.T, v any) string {
 }
 
 // postTurn records a turn and returns the answer.
-func (s *server) postTurn(in map[string]any) api.TurnCreated {
+func (s *apiServer) postTurn(in map[string]any) api.TurnCreated {
 	s.t.Helper()
 	var out api.TurnCreated
 	s.json("POST", "/turns", mustJSON(s.t, in), http.StatusCreated, "TurnCreated", &out)
@@ -179,27 +182,27 @@ func (s *server) postTurn(in map[string]any) api.TurnCreated {
 }
 
 // say sends text as tester meg in conversation and returns hone's reply.
-func (s *server) say(conversation, text string) tuning.Reply {
+func (s *apiServer) say(conversation, text string) chat.Reply {
 	s.t.Helper()
 	return s.sayAs("meg", conversation, text)
 }
 
-func (s *server) sayAs(tester, conversation, text string) tuning.Reply {
+func (s *apiServer) sayAs(tester, conversation, text string) chat.Reply {
 	s.t.Helper()
-	var r tuning.Reply
+	var r chat.Reply
 	s.json("POST", "/messages", mustJSON(s.t, api.MessageInput{ConversationID: conversation, TesterID: tester, Text: text}),
 		http.StatusOK, "Reply", &r)
 	return r
 }
 
-func (s *server) session(id string) tuning.Session {
+func (s *apiServer) session(id string) capture.Session {
 	s.t.Helper()
-	var out tuning.Session
+	var out capture.Session
 	s.json("GET", "/sessions/"+id, "", http.StatusOK, "Session", &out)
 	return out
 }
 
-func (s *server) sessions(query string) []*tuning.Session {
+func (s *apiServer) sessions(query string) []*capture.Session {
 	s.t.Helper()
 	var out api.SessionList
 	s.json("GET", "/sessions"+query, "", http.StatusOK, "SessionList", &out)
@@ -209,13 +212,13 @@ func (s *server) sessions(query string) []*tuning.Session {
 // export is the body of GET /sessions/{id}/export.json.
 type export struct {
 	Session struct {
-		tuning.Session
+		capture.Session
 		DurationSeconds float64 `json:"duration_seconds"`
 	} `json:"session"`
 	Turns []tuning.Turn `json:"turns"`
 }
 
-func (s *server) exportJSON(id string) export {
+func (s *apiServer) exportJSON(id string) export {
 	s.t.Helper()
 	var out export
 	res := s.json("GET", "/sessions/"+id+"/export.json", "", http.StatusOK, "SessionExport", &out)
@@ -225,7 +228,7 @@ func (s *server) exportJSON(id string) export {
 	return out
 }
 
-func (s *server) exportCSV(id string) string {
+func (s *apiServer) exportCSV(id string) string {
 	s.t.Helper()
 	res, b := s.call("GET", "/sessions/"+id+"/export.csv", "")
 	if res.StatusCode != http.StatusOK {
@@ -677,7 +680,7 @@ func TestPrintLargeSessionLinks(t *testing.T) {
 			}
 			lines := strings.Split(r.Text, "\n")
 			link := lines[len(lines)-1]
-			if !strings.HasPrefix(link, s.app.URL()+"/") || !strings.HasSuffix(link, "/sessions/"+id+"/export."+c.format) {
+			if !strings.HasPrefix(link, s.app.URL()+"/sessions/"+id+"/export."+c.format+"?expires=") || !strings.Contains(link, "&sig=") {
 				t.Fatalf("%s reply does not end with a link to the export:\n%s", c.cmd, r.Text)
 			}
 			res, err := s.client.Get(link)
@@ -712,7 +715,7 @@ func TestSessionsEndpoints(t *testing.T) {
 			byTester[c.tester] = append(byTester[c.tester], tc.SessionID)
 		}
 
-		ids := func(list []*tuning.Session) []string {
+		ids := func(list []*capture.Session) []string {
 			var out []string
 			for _, s := range list {
 				out = append(out, s.ID)
@@ -739,7 +742,7 @@ func TestSessionsEndpoints(t *testing.T) {
 		if list := s.sessions("?tester_id=nobody"); len(list) != 0 {
 			t.Errorf("tester_id=nobody listed %d sessions", len(list))
 		}
-		var paged []*tuning.Session
+		var paged []*capture.Session
 		for offset := 0; offset < 3; offset++ {
 			page := s.sessions(fmt.Sprintf("?tester_id=alice&limit=1&offset=%d", offset))
 			if len(page) != 1 {
@@ -812,7 +815,7 @@ func TestBadInput(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, cfg config.Config) {
 		s := start(t, cfg)
 		valid := `"conversation_id":"c","tester_id":"meg","user_message":"q","response":"r"`
-		long := strings.Repeat("x", tuning.MaxIDLength+1)
+		long := strings.Repeat("x", capture.MaxIDLength+1)
 		for _, c := range []struct {
 			name, path, body, field string
 		}{
@@ -860,13 +863,22 @@ func TestBadInput(t *testing.T) {
 		}
 
 		for _, r := range []struct{ method, path string }{
-			{"GET", "/nope"}, {"GET", "/"}, {"POST", "/sessions"}, {"DELETE", "/turns"}, {"GET", "/turns"},
-			{"GET", "/sessions/x/export.xml"}, {"PUT", "/sessions/x"},
+			{"GET", "/nope"}, {"GET", "/"}, {"GET", "/sessions/x/export.xml"}, {"DELETE", "/nope/x"},
 		} {
 			e := s.wantError(r.method, r.path, "", http.StatusNotFound, "not_found", "")
 			if want := "no API endpoint " + r.method + " " + api.Prefix + r.path; e.Message != want {
 				t.Errorf("%s %s: message %q, want %q", r.method, r.path, e.Message, want)
 			}
+		}
+		for _, r := range []struct{ method, path, allow string }{
+			{"POST", "/sessions", "GET, HEAD"}, {"DELETE", "/turns", "POST"}, {"GET", "/turns", "POST"},
+			{"PUT", "/sessions/x", "GET, HEAD"}, {"GET", "/turns/batch", "POST"}, {"PATCH", "/openapi.json", "GET, HEAD"},
+		} {
+			res := s.json(r.method, r.path, "", http.StatusMethodNotAllowed, "ErrorBody", nil)
+			if got := res.Header.Get("Allow"); got != r.allow {
+				t.Errorf("%s %s: Allow %q, want %q", r.method, r.path, got, r.allow)
+			}
+			s.wantError(r.method, r.path, "", http.StatusMethodNotAllowed, "method_not_allowed", "")
 		}
 	})
 }

@@ -34,7 +34,7 @@ func TestListLLMCalls(t *testing.T) {
 				Request: llm.CallRequest{Model: "gpt-4o"}},
 		}
 		for _, c := range calls {
-			if err := s.app.DB.RecordCall(ctx, c); err != nil {
+			if err := s.app.DB.LLMCalls().RecordCall(ctx, c); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -2,12 +2,14 @@ package api
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"strings"
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/metrics"
 	"github.com/honehq/hone/internal/scoring"
+	"github.com/honehq/hone/internal/server"
 )
 
 // ScoreInput is the body of POST /score: one response to score.
@@ -32,81 +34,79 @@ type ScoresInput struct {
 
 // TurnScores is a turn's human scores and composites, the answer to
 // POST /turns/{id}/scores.
-type TurnScores struct {
-	TurnID     string         `json:"turn_id"`
-	SessionID  string         `json:"session_id"`
-	TurnNumber int            `json:"turn_number"`
-	Scores     map[string]int `json:"scores"`
-	Objective  *float64       `json:"objective_quality_score"`
-	Subjective *float64       `json:"subjective_quality_score"`
-	Overall    *float64       `json:"overall_quality_score"`
+type TurnScores = scoring.TurnScores
+
+func (a *API) score(w http.ResponseWriter, r *http.Request) error {
+	var in ScoreInput
+	if err := server.DecodeJSON(r, &in); err != nil {
+		return err
+	}
+	if string(in.SearchResults) == "null" {
+		in.SearchResults = nil
+	}
+	if err := in.validate(); err != nil {
+		return err
+	}
+	server.WriteJSON(w, http.StatusOK, ScoreResult{Metrics: a.Scoring.Evaluate(metrics.Input{
+		Query: in.Query, Response: in.Response, SearchResults: in.SearchResults, AvgSimilarity: in.AvgSimilarity,
+		ProcessingTimeMS: in.ProcessingTimeMS, IsFirstResponse: in.IsFirstResponse})})
+	return nil
 }
 
-// RegisterMetrics serves response metrics: scoring a response, human scores
-// for a turn, and the comparisons of sessions and prompt versions.
-func (a *API) RegisterMetrics(s *scoring.Service) {
-	a.Handle("POST "+Prefix+"/score", func(w http.ResponseWriter, r *http.Request) {
-		var in ScoreInput
-		if err := decode(r, &in); err != nil {
-			writeError(w, r, a.Logger, err)
-			return
-		}
-		in.SearchResults = nullAsAbsent(in.SearchResults)
-		if err := in.validate(); err != nil {
-			writeError(w, r, a.Logger, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, ScoreResult{Metrics: s.Evaluate(metrics.Input{
-			Query: in.Query, Response: in.Response, SearchResults: in.SearchResults, AvgSimilarity: in.AvgSimilarity,
-			ProcessingTimeMS: in.ProcessingTimeMS, IsFirstResponse: in.IsFirstResponse})})
-	})
-	a.Handle("POST "+Prefix+"/turns/{id}/scores", func(w http.ResponseWriter, r *http.Request) {
-		var in ScoresInput
-		if err := decode(r, &in); err != nil {
-			writeError(w, r, a.Logger, err)
-			return
-		}
-		t, err := s.ScoreTurn(r.Context(), scoring.TurnRef{TurnID: r.PathValue("id")}, in.Scores)
-		if err != nil {
-			writeError(w, r, a.Logger, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, TurnScores{TurnID: t.ID, SessionID: t.SessionID, TurnNumber: t.Number,
-			Scores: t.Scores, Objective: t.ObjectiveScore, Subjective: t.SubjectiveScore, Overall: t.OverallScore})
-	})
-	a.Handle("GET "+Prefix+"/metrics/sessions/{id}", func(w http.ResponseWriter, r *http.Request) {
-		rep, err := s.SessionReport(r.Context(), r.PathValue("id"))
-		if err != nil {
-			writeError(w, r, a.Logger, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, rep)
-	})
-	a.Handle("GET "+Prefix+"/metrics/compare", func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		c, err := s.Compare(r.Context(), q.Get("a"), q.Get("b"))
-		if err != nil {
-			writeError(w, r, a.Logger, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, c)
-	})
-	a.Handle("GET "+Prefix+"/metrics/regressions", func(w http.ResponseWriter, r *http.Request) {
-		rep, err := s.Regressions(r.Context())
-		if err != nil {
-			writeError(w, r, a.Logger, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, rep)
-	})
+func (a *API) scoreTurn(w http.ResponseWriter, r *http.Request) error {
+	var in ScoresInput
+	if err := server.DecodeJSON(r, &in); err != nil {
+		return err
+	}
+	t, err := a.Scoring.ScoreTurn(r.Context(), scoring.TurnRef{TurnID: r.PathValue("id")}, in.Scores)
+	if err != nil {
+		return err
+	}
+	server.WriteJSON(w, http.StatusOK, t)
+	return nil
 }
+
+func (a *API) sessionMetrics(w http.ResponseWriter, r *http.Request) error {
+	rep, err := a.Scoring.SessionReport(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	server.WriteJSON(w, http.StatusOK, rep)
+	return nil
+}
+
+func (a *API) compareVersions(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	c, err := a.Scoring.Compare(r.Context(), q.Get("a"), q.Get("b"))
+	if err != nil {
+		return err
+	}
+	server.WriteJSON(w, http.StatusOK, c)
+	return nil
+}
+
+func (a *API) regressions(w http.ResponseWriter, r *http.Request) error {
+	rep, err := a.Scoring.Regressions(r.Context())
+	if err != nil {
+		return err
+	}
+	server.WriteJSON(w, http.StatusOK, rep)
+	return nil
+}
+
+// maxScoreText is the longest query or response POST /score takes, in characters.
+const maxScoreText = 1 << 20
 
 // validate reports the first field of a score request that is missing or malformed.
 func (in *ScoreInput) validate() error {
 	switch {
 	case strings.TrimSpace(in.Response) == "":
 		return hone.FieldError("response", "response is required")
-	case in.ProcessingTimeMS != nil && *in.ProcessingTimeMS < 0:
+	case hone.Chars(in.Response) > maxScoreText:
+		return hone.FieldError("response", "response is longer than %d characters", maxScoreText)
+	case hone.Chars(in.Query) > maxScoreText:
+		return hone.FieldError("query", "query is longer than %d characters", maxScoreText)
+	case in.ProcessingTimeMS != nil && (*in.ProcessingTimeMS < 0 || math.IsInf(*in.ProcessingTimeMS, 0)):
 		return hone.FieldError("processing_time_ms", "processing_time_ms must be 0 or more, got %v", *in.ProcessingTimeMS)
 	case in.AvgSimilarity != nil && (*in.AvgSimilarity < 0 || *in.AvgSimilarity > 1):
 		return hone.FieldError("avg_similarity", "avg_similarity must be between 0 and 1, got %v", *in.AvgSimilarity)

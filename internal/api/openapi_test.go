@@ -3,13 +3,9 @@ package api_test
 import (
 	"bytes"
 	"encoding/json"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"maps"
 	"net/http"
 	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -22,30 +18,24 @@ import (
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/api"
+	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/config"
 	"github.com/honehq/hone/internal/scoring"
+	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/tuning"
 )
 
 // route is one endpoint, with its path relative to api.Prefix.
 type route struct{ method, path string }
 
-// routes are the endpoints api.New and the API's Register methods register;
-// TestRoutesListMatchesAPI keeps the list in step with them.
-var routes = []route{
-	{"GET", "/openapi.json"},
-	{"POST", "/turns"},
-	{"POST", "/messages"},
-	{"GET", "/sessions"},
-	{"GET", "/sessions/{id}"},
-	{"GET", "/sessions/{id}/export.csv"},
-	{"GET", "/sessions/{id}/export.json"},
-	{"GET", "/llm-calls"},
-	{"POST", "/score"},
-	{"POST", "/turns/{id}/scores"},
-	{"GET", "/metrics/sessions/{id}"},
-	{"GET", "/metrics/compare"},
-	{"GET", "/metrics/regressions"},
+// routes are the endpoints of the API's route table.
+func routes() []route {
+	var out []route
+	for _, rt := range (&api.API{}).Routes() {
+		out = append(out, route{rt.Method, rt.Path})
+	}
+	return out
 }
 
 const docURL = "https://hone.invalid/api/v1/openapi.json"
@@ -197,102 +187,20 @@ func TestOpenAPIServed(t *testing.T) {
 	})
 }
 
-// TestRoutesListMatchesAPI reads the patterns api.New and the API's Register
-// methods register from the package's files, so that a route added there
-// without a line in routes fails.
-func TestRoutesListMatchesAPI(t *testing.T) {
-	names, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &ast.File{Name: ast.NewIdent("api")}
-	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.Decls = append(f.Decls, file.Decls...)
-	}
-	var got []route
-	ast.Inspect(f, func(n ast.Node) bool {
-		fn, ok := n.(*ast.FuncDecl)
-		if !ok || (fn.Name.Name != "New" && !strings.HasPrefix(fn.Name.Name, "Register")) {
-			return true
-		}
-		ast.Inspect(fn.Body, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok || len(call.Args) != 2 {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || (sel.Sel.Name != "Handle" && sel.Sel.Name != "HandleFunc") {
-				return true
-			}
-			pattern, ok := constString(call.Args[0])
-			if !ok {
-				t.Errorf("a route pattern in the api package is not made of string literals and Prefix: %#v", call.Args[0])
-				return true
-			}
-			method, path, found := strings.Cut(pattern, " ")
-			if !found {
-				if pattern != "/" {
-					t.Errorf("route %q in api.go has no method", pattern)
-				}
-				return true
-			}
-			got = append(got, route{method, path})
-			return true
-		})
-		return false
-	})
-	less := func(a, b route) int { return strings.Compare(a.method+a.path, b.method+b.path) }
-	want := slices.Clone(routes)
-	slices.SortFunc(got, less)
-	slices.SortFunc(want, less)
-	if !slices.Equal(got, want) {
-		t.Errorf("the api package registers %v,\nthe tests list %v", got, want)
-	}
-}
-
-// constString evaluates a concatenation of string literals and Prefix, with
-// Prefix taken as empty so that paths come out relative to it.
-func constString(e ast.Expr) (string, bool) {
-	switch e := e.(type) {
-	case *ast.BasicLit:
-		if e.Kind != token.STRING {
-			return "", false
-		}
-		s, err := strconv.Unquote(e.Value)
-		return s, err == nil
-	case *ast.Ident:
-		return "", e.Name == "Prefix"
-	case *ast.BinaryExpr:
-		l, ok1 := constString(e.X)
-		r, ok2 := constString(e.Y)
-		return l + r, ok1 && ok2 && e.Op == token.ADD
-	case *ast.ParenExpr:
-		return constString(e.X)
-	}
-	return "", false
-}
-
 func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, cfg config.Config) {
 		cfg.APIToken = "s3cret"
 		s := start(t, cfg)
 		d := parseDocument(t, openAPIFile(t))
 		ops := d.operations(t)
-		for _, r := range routes {
+		for _, r := range routes() {
 			if _, ok := ops[r]; !ok {
 				t.Errorf("openapi.json does not document %s %s", r.method, r.path)
 			}
 		}
 		ids := map[string]route{}
 		for r, op := range ops {
-			if !slices.Contains(routes, r) {
+			if !slices.Contains(routes(), r) {
 				t.Errorf("openapi.json documents %s %s, which is not in the routes list", r.method, r.path)
 			}
 			if prev, dup := ids[op.OperationID]; op.OperationID == "" || dup {
@@ -306,7 +214,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 			}
 			path := strings.ReplaceAll(r.path, "{id}", "nosuch00")
 			res, b := s.call(r.method, path, body)
-			var e api.ErrorBody
+			var e server.ErrorBody
 			if res.StatusCode == http.StatusNotFound && json.Unmarshal(b, &e) == nil && strings.HasPrefix(e.Error.Message, "no API endpoint") {
 				t.Errorf("openapi.json documents %s %s, which the server does not serve: %s", r.method, r.path, b)
 			}
@@ -462,28 +370,28 @@ func jsonFields(t reflect.Type) map[string]bool {
 
 func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 	d := parseDocument(t, openAPIFile(t))
-	exported := jsonFields(reflect.TypeFor[tuning.Session]())
+	exported := jsonFields(reflect.TypeFor[capture.Session]())
 	exported["duration_seconds"] = false
 	for _, c := range []struct {
 		schema   string
 		fields   map[string]bool
 		response bool
 	}{
-		{"TurnInput", jsonFields(reflect.TypeFor[tuning.TurnInput]()), false},
+		{"TurnInput", jsonFields(reflect.TypeFor[capture.TurnInput]()), false},
 		{"MessageInput", jsonFields(reflect.TypeFor[api.MessageInput]()), false},
 		{"TurnCreated", jsonFields(reflect.TypeFor[api.TurnCreated]()), true},
-		{"Reply", jsonFields(reflect.TypeFor[tuning.Reply]()), true},
-		{"Session", jsonFields(reflect.TypeFor[tuning.Session]()), true},
+		{"Reply", jsonFields(reflect.TypeFor[chat.Reply]()), true},
+		{"Session", jsonFields(reflect.TypeFor[capture.Session]()), true},
 		{"ExportedSession", exported, true},
 		{"Turn", jsonFields(reflect.TypeFor[tuning.Turn]()), true},
 		{"Improvement", jsonFields(reflect.TypeFor[tuning.Improvement]()), true},
 		{"SessionList", jsonFields(reflect.TypeFor[api.SessionList]()), true},
-		{"ErrorBody", jsonFields(reflect.TypeFor[api.ErrorBody]()), true},
-		{"ErrorDetail", jsonFields(reflect.TypeFor[api.ErrorDetail]()), true},
+		{"ErrorBody", jsonFields(reflect.TypeFor[server.ErrorBody]()), true},
+		{"ErrorDetail", jsonFields(reflect.TypeFor[server.ErrorDetail]()), true},
 		{"ScoreInput", jsonFields(reflect.TypeFor[api.ScoreInput]()), false},
 		{"ScoreResult", jsonFields(reflect.TypeFor[api.ScoreResult]()), true},
 		{"ScoresInput", jsonFields(reflect.TypeFor[api.ScoresInput]()), false},
-		{"TurnScores", jsonFields(reflect.TypeFor[api.TurnScores]()), true},
+		{"TurnScores", jsonFields(reflect.TypeFor[scoring.TurnScores]()), true},
 		{"SessionMetrics", jsonFields(reflect.TypeFor[scoring.SessionReport]()), true},
 		{"MetricStat", jsonFields(reflect.TypeFor[scoring.Stat]()), true},
 		{"MetricDiff", jsonFields(reflect.TypeFor[scoring.Diff]()), true},
@@ -528,7 +436,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 	}{&codes}); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{hone.EINTERNAL, hone.EINVALID, hone.ENOTFOUND, hone.ECONFLICT, hone.EUNAUTHORIZED, hone.ETOOLARGE, hone.EUNAVAILABLE}
+	want := hone.Codes
 	if !slices.Equal(slices.Sorted(slices.Values(codes)), slices.Sorted(slices.Values(want))) {
 		t.Errorf("error codes %v, hone has %v", codes, want)
 	}
@@ -553,7 +461,7 @@ func TestOpenAPIRequired(t *testing.T) {
 			schema, path string
 			body         map[string]any
 		}{
-			{"TurnInput", "/turns", map[string]any{"conversation_id": "c", "tester_id": "meg", "tester_email": "meg@example.com",
+			{"TurnInput", "/turns", map[string]any{"id": "client-turn-1", "conversation_id": "c", "tester_id": "meg", "tester_email": "meg@example.com",
 				"user_message": "q", "response": "r", "prompt_version": "v1", "branch": "b", "search_results": []any{1},
 				"avg_similarity": 0.5, "processing_time_ms": 3, "metadata": map[string]any{}}},
 			{"MessageInput", "/messages", map[string]any{"conversation_id": "c", "tester_id": "meg", "tester_email": "meg@example.com",
@@ -568,6 +476,9 @@ func TestOpenAPIRequired(t *testing.T) {
 			validate(t, c.schema, []byte(mustJSON(t, c.body)))
 			for name := range props {
 				body := maps.Clone(c.body)
+				if _, ok := body["id"]; ok {
+					body["id"] = "client-turn-without-" + name
+				}
 				delete(body, name)
 				res, b := s.call("POST", c.path, mustJSON(t, body))
 				required := slices.Contains(d.Components.Schemas[c.schema].Required, name)

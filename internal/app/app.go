@@ -1,5 +1,5 @@
 // Package app wires hone together: configuration, database, the domain
-// engines and the HTTP faces (API and web UI) over them.
+// services, the chat router and the HTTP faces (API and web UI) over them.
 package app
 
 import (
@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/honehq/hone/internal/api"
+	"github.com/honehq/hone/internal/auth"
+	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/config"
 	"github.com/honehq/hone/internal/metrics"
 	"github.com/honehq/hone/internal/scoring"
@@ -21,16 +24,22 @@ import (
 	"github.com/honehq/hone/internal/web"
 )
 
-// App is a running hone: its database, engine and HTTP server.
+// App is a running hone: its database, services and HTTP server.
 type App struct {
 	Config config.Config
 	Log    *slog.Logger
 	DB     *storage.DB
-	Engine *tuning.Engine
-	API    *api.API
-	UI     *web.UI
-	// Scoring scores every turn and keeps human scores.
+	// Turns records turns, scored by Scoring.
+	Turns *capture.Recorder
+	// Chat routes chat messages to the capabilities' commands.
+	Chat    *chat.Router
+	Tuning  *tuning.Service
 	Scoring *scoring.Service
+	Auth    *auth.Auth
+	// Links makes signed download links and sign-in links.
+	Links *auth.Links
+	API   *api.API
+	UI    *web.UI
 
 	server *http.Server
 	ln     net.Listener
@@ -57,22 +66,27 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 	if err != nil {
 		return nil, err
 	}
+	if cfg.DBTimeout > 0 {
+		db.Timeout = cfg.DBTimeout
+	}
 	if err := db.Migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
-	a := &App{Config: cfg, Log: log, DB: db, Scoring: scoring.New(db, set)}
-	a.Engine = tuning.NewEngine(db, tuning.Options{Logger: log, MessageLimit: cfg.MessageLimit,
-		PublicURL: cfg.PublicURL, AppName: cfg.AppName, Measurer: a.Scoring})
-	a.Scoring.Register(a.Engine)
-	a.API = api.New(a.Engine, cfg.APIToken, cfg.MaxBodyBytes, log)
-	a.API.RegisterLLMCalls(db)
-	a.API.RegisterMetrics(a.Scoring)
-	if a.UI, err = web.New(a.Engine, log); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if err := a.UI.EnableMetrics(a.Scoring); err != nil {
+	a := &App{Config: cfg, Log: log, DB: db}
+	a.Auth = auth.New(db.Auth(), auth.Options{Token: cfg.APIToken, LinkTTL: cfg.LinkTTL})
+	a.Links = a.Auth.NewLinks(cfg.PublicURL)
+	a.Scoring = scoring.New(db.Scoring(), db.Capture(), set)
+	a.Turns = capture.NewRecorder(db.Capture(), a.Scoring)
+	a.Chat = chat.NewRouter(log, a.sessionOf)
+	a.Tuning = tuning.NewService(db.Capture(), db.Tuning(), tuning.Options{Logger: log, MessageLimit: cfg.MessageLimit,
+		Links: a.Links, AppName: cfg.AppName})
+	a.Tuning.Register(a.Chat)
+	a.Scoring.Register(a.Chat)
+	a.API = &api.API{Turns: a.Turns, Sessions: db.Capture(), Chat: a.Chat, Tuning: a.Tuning, Scoring: a.Scoring,
+		LLMCalls: db.LLMCalls(), Auth: a.Auth, MaxBodyBytes: cfg.MaxBodyBytes, Logger: log}
+	if a.UI, err = web.New(&web.UI{Sessions: db.Capture(), Turns: a.Turns, Chat: a.Chat, Tuning: a.Tuning,
+		Scoring: a.Scoring, Auth: a.Auth, Health: db.CheckWrite, Logger: log}); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -83,37 +97,49 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 	return a, nil
 }
 
+// sessionOf names a conversation's current session in the replies to
+// messages hone passes on to the application.
+func (a *App) sessionOf(ctx context.Context, conversationID string) (string, error) {
+	s, err := a.DB.Capture().CurrentSession(ctx, conversationID)
+	if err != nil {
+		return "", err
+	}
+	return s.ID, nil
+}
+
 // Handler is everything hone serves over HTTP.
 func (a *App) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(api.Prefix+"/", a.API)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		if err := a.DB.Ping(r.Context()); err != nil {
-			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
-			return
-		}
-		_, _ = w.Write([]byte("ok\n"))
-	})
-	mux.Handle("/", a.UI)
+	mux.Handle(api.Prefix+"/", a.API.Handler())
+	mux.Handle("/", a.UI.Handler())
 	return mux
 }
 
 // Listen starts serving on the configured address (":0" picks a free port)
-// and returns at once; URL then says where.
+// and returns at once; URL then says where. It refuses an address other
+// machines can reach when there is no API token (see config.CheckExposure).
 func (a *App) Listen() error {
+	if err := a.Config.CheckExposure(context.Background()); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", a.Config.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", a.Config.Addr, err)
 	}
 	a.ln = ln
+	readTimeout := a.Config.ReadTimeout
+	if readTimeout <= 0 {
+		readTimeout = config.DefaultReadTimeout
+	}
 	a.server = &http.Server{
 		Handler:           a.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: min(10*time.Second, readTimeout),
+		ReadTimeout:       readTimeout,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
 	}
 	if a.Config.PublicURL == "" {
-		a.Engine.SetPublicURL(a.URL())
+		a.Links.SetBase(a.URL())
 	}
 	a.done = make(chan error, 1)
 	go func() { a.done <- a.server.Serve(ln) }()
@@ -132,7 +158,7 @@ func (a *App) URL() string {
 	return fmt.Sprintf("http://%s:%d", host, addr.Port)
 }
 
-// Wait blocks until the server stops or ctx ends, then shuts down gracefully.
+// Wait blocks until the server stops or ctx ends.
 func (a *App) Wait(ctx context.Context) error {
 	select {
 	case err := <-a.done:

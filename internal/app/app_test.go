@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/honehq/hone/internal/app"
+	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/config"
 	"github.com/honehq/hone/internal/tuning"
 )
@@ -86,7 +87,7 @@ func TestDatabaseWriteFailureKeepsServing(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := msg("!improve tone: too formal")
-	if out["reply"] != tuning.FailedSaveText || out["ack"] != false || out["failed"] != true {
+	if out["reply"] != chat.FailedSaveText || out["ack"] != false || out["failed"] != true {
 		t.Fatalf("reply on a failed write: %v", out)
 	}
 	for _, want := range []string{`"msg":"chat command failed"`, `"command":"improve"`, `"conversation_id":"c1"`, "no such table: improvements"} {

@@ -21,8 +21,7 @@ func (a *App) enableChat() error {
 	var client *llm.Client
 	llmErr := a.Config.LLM.Validate()
 	if a.Config.LLM.Configured() {
-		rec, _ := any(a.DB).(llm.Recorder)
-		if client, llmErr = llm.New(a.Config.LLM, rec); llmErr != nil {
+		if client, llmErr = llm.New(a.Config.LLM, a.DB.LLMCalls()); llmErr != nil {
 			a.Log.Warn("the chat at /chat is off: the LLM is set up wrongly", "err", hone.ErrorMessage(llmErr))
 		}
 	}

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/honehq/hone/internal/app"
+	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/gateway"
 	"github.com/honehq/hone/internal/llm"
-	"github.com/honehq/hone/internal/tuning"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 // chatFlags are hone chat's own flags.
@@ -92,21 +92,21 @@ func runChat(ctx context.Context, opts *options, f chatFlags) error {
 		return err
 	}
 	defer a.Close()
-	client, err := llm.New(cfg, a.DB)
+	client, err := llm.New(cfg, a.DB.LLMCalls())
 	if err != nil {
 		return err
 	}
-	g := gateway.New(a.Engine, client, prompt, slog.Default())
+	g := gateway.New(a.Turns, a.Chat, client, prompt, slog.Default())
 	if f.conversation == "" {
 		host, _ := os.Hostname()
 		f.conversation = "terminal:" + f.tester + "@" + host
 	}
-	tester := tuning.Tester{ConversationID: f.conversation, TesterID: f.tester, TesterEmail: f.email}
+	tester := capture.Tester{ConversationID: f.conversation, TesterID: f.tester, TesterEmail: f.email}
 	s, err := g.Open(ctx, tester)
 	if err != nil {
 		return err
 	}
-	c := &terminalChat{g: g, tester: tester, session: s.ID, out: opts.stdout, errOut: opts.stderr,
+	c := &terminalChat{g: g, router: a.Chat, tester: tester, session: s.ID, out: termOut(opts.stdout), errOut: opts.stderr,
 		interactive: isTerminal(opts.stdin) && isTerminal(opts.stdout)}
 	_, version, _ := prompt.Current()
 	if c.interactive {
@@ -118,15 +118,11 @@ func runChat(ctx context.Context, opts *options, f chatFlags) error {
 	return c.run(ctx, opts.stdin)
 }
 
-func isTerminal(v any) bool {
-	f, ok := v.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
 // terminalChat is one hone chat in a terminal or a script.
 type terminalChat struct {
 	g           *gateway.Gateway
-	tester      tuning.Tester
+	router      *chat.Router
+	tester      capture.Tester
 	session     string
 	out, errOut io.Writer
 	interactive bool
@@ -134,7 +130,7 @@ type terminalChat struct {
 
 func (c *terminalChat) run(ctx context.Context, in io.Reader) error {
 	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), tuning.MaxTextLength)
+	sc.Buffer(make([]byte, 64<<10), 4*chat.MaxTextLength)
 	for {
 		if c.interactive {
 			fmt.Fprint(c.out, "\nyou> ")
@@ -161,7 +157,7 @@ func (c *terminalChat) send(ctx context.Context, line string) {
 	var onDelta func(string)
 	var streamed bool
 	var stop func()
-	if c.interactive && !tuning.IsCommand(line) {
+	if c.interactive && !c.router.IsCommand(line) {
 		stop = spin(c.errOut)
 		onDelta = func(d string) {
 			if !streamed {

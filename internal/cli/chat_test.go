@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/llm/llmtest"
 	"github.com/honehq/hone/internal/storage"
-	"github.com/honehq/hone/internal/tuning"
 )
 
 func chatEnv(t *testing.T, srv *llmtest.Server) {
@@ -51,7 +51,7 @@ func TestChatScriptedSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	list, _ := db.ListSessions(context.Background(), tuning.SessionFilter{TesterID: "meg"})
+	list, _ := db.Capture().ListSessions(context.Background(), capture.SessionFilter{TesterID: "meg"})
 	if len(list) != 1 || list[0].TotalTurns != 1 || list[0].TotalImprovements != 1 || list[0].TesterEmail != "meg@example.com" {
 		t.Fatalf("sessions = %+v", list)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/tuning"
 )
@@ -35,16 +36,16 @@ func openDataDir(t *testing.T, dir string) *storage.DB {
 	return db
 }
 
-func seed(t *testing.T, dir string) *tuning.Turn {
+func seed(t *testing.T, dir string) *capture.Turn {
 	t.Helper()
 	ctx := context.Background()
 	db := openDataDir(t, dir)
-	turn, err := db.RecordTurn(ctx, tuning.TurnInput{ConversationID: "c", TesterID: "meg", UserMessage: `say "hi", then`,
-		Response: "line 1\nline 2", PromptVersion: "v1"})
+	turn, _, err := capture.NewRecorder(db.Capture(), nil).Record(ctx, capture.TurnInput{ConversationID: "c", TesterID: "meg", UserMessage: `say "hi", then`,
+		Response: "line 1\nline 2", PromptVersion: "v1"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.AddImprovement(ctx, "c", "tone", "warmer"); err != nil {
+	if _, err := db.Tuning().AddImprovement(ctx, "c", "tone", "warmer"); err != nil {
 		t.Fatal(err)
 	}
 	return turn
@@ -63,7 +64,7 @@ func TestExportCommand(t *testing.T) {
 		t.Fatalf("json export: %s", errOut)
 	}
 	var doc struct {
-		Session tuning.Session
+		Session capture.Session
 		Turns   []tuning.Turn
 	}
 	b, _ := os.ReadFile(file)

@@ -16,6 +16,10 @@ func newExport(opts *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export --session ID [--format csv|json] [--output FILE]",
 		Short: "Export a session's turns and improvement notes as CSV or JSON",
+		Long: `Export a session's turns and improvement notes as CSV or JSON, to a file or to
+standard output. Written to a terminal, characters that would act on it (escape
+sequences, carriage returns, other control characters) are shown escaped, as
+\u001b; written to a file or a pipe, the export is exact.`,
 		Example: `  hone export --session k3m9x2qa > session.csv
   hone export --session k3m9x2qa --format json --output session.json`,
 		Args: cobra.NoArgs,
@@ -32,24 +36,26 @@ func newExport(opts *options) *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			s, err := db.FindSession(ctx, sessionID)
+			svc := tuning.NewService(db.Capture(), db.Tuning(), tuning.Options{AppName: opts.cfg.AppName})
+			e, err := svc.Export(ctx, sessionID, format)
 			if err != nil {
 				return err
 			}
-			engine := tuning.NewEngine(db, tuning.Options{AppName: opts.cfg.AppName})
 			write := func(w *bufio.Writer) error {
-				if format == "csv" {
-					err = tuning.WriteCSV(ctx, w, db, s, engine.AppName())
-				} else {
-					err = tuning.WriteJSON(ctx, w, db, s, engine.Now())
-				}
-				if err != nil {
+				if err := e.Write(w); err != nil {
 					return err
 				}
 				return w.Flush()
 			}
 			if output == "" || output == "-" {
-				return write(bufio.NewWriterSize(stdoutOr(opts), 64<<10))
+				out := termOut(stdoutOr(opts))
+				if err := write(bufio.NewWriterSize(out, 64<<10)); err != nil {
+					return err
+				}
+				if tw, ok := out.(*terminalWriter); ok {
+					return tw.Flush()
+				}
+				return nil
 			}
 			return writeFileAtomic(output, write)
 		},

@@ -47,12 +47,12 @@ llm_request and llm_response.`,
 				return err
 			}
 			defer db.Close()
-			list, err := db.ListCalls(cmd.Context(), f)
+			list, err := db.LLMCalls().ListCalls(cmd.Context(), f)
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc := json.NewEncoder(termOut(cmd.OutOrStdout()))
 				enc.SetEscapeHTML(false)
 				for _, c := range list {
 					if err := enc.Encode(c); err != nil {
@@ -95,7 +95,8 @@ llm_request and llm_response.`,
 }
 
 // cell returns s on one line, its runs of spaces and control characters
-// made one space, cut to answerWidth characters.
+// made one space and other characters that would act on a terminal escaped
+// (see TerminalText), cut to answerWidth characters.
 func cell(s string) string {
 	var b strings.Builder
 	n, space := 0, false
@@ -112,7 +113,11 @@ func cell(s string) string {
 		if n >= answerWidth {
 			return strings.TrimRight(b.String(), " ") + "…"
 		}
-		b.WriteRune(r)
+		if unsafeRune(r) {
+			b.WriteString(escapeRune(r))
+		} else {
+			b.WriteRune(r)
+		}
 		n++
 	}
 	return b.String()

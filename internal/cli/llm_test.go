@@ -15,7 +15,7 @@ func seedCalls(t *testing.T, dir string, calls ...*llm.Call) {
 	ctx := context.Background()
 	db := openDataDir(t, dir)
 	for _, c := range calls {
-		if err := db.RecordCall(ctx, c); err != nil {
+		if err := db.LLMCalls().RecordCall(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 	}

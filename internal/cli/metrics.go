@@ -35,7 +35,14 @@ Mann–Whitney U test.`,
 			return err
 		}
 		defer db.Close()
-		return fn(cmd.Context(), scoring.New(db, set), cmd.OutOrStdout())
+		out := termOut(cmd.OutOrStdout())
+		if err := fn(cmd.Context(), scoring.New(db.Scoring(), db.Capture(), set), out); err != nil {
+			return err
+		}
+		if tw, ok := out.(*terminalWriter); ok {
+			return tw.Flush()
+		}
+		return nil
 	}
 	cmd.PersistentFlags().StringVar(&opts.cfg.MetricsFile, "metrics", opts.cfg.MetricsFile, "metric set file (HONE_METRICS_FILE); orders the metrics")
 	cmd.AddCommand(&cobra.Command{

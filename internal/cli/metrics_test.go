@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/scoring"
-	"github.com/honehq/hone/internal/tuning"
 )
 
 // seedVersions records measured, scored turns: six of v1 scored 5, six of
@@ -18,13 +18,13 @@ func seedVersions(t *testing.T, dir string) string {
 	t.Helper()
 	ctx := context.Background()
 	db := openDataDir(t, dir)
-	svc := scoring.New(db, nil)
-	engine := tuning.NewEngine(db, tuning.Options{Measurer: svc})
+	svc := scoring.New(db.Scoring(), db.Capture(), nil)
+	turns := capture.NewRecorder(db.Capture(), svc)
 	var session string
 	for _, v := range []string{"v1", "v2"} {
 		for i := range 6 {
-			turn, err := engine.RecordTurn(ctx, tuning.TurnInput{ConversationID: "c-" + v, TesterID: "meg",
-				UserMessage: fmt.Sprintf("question %d", i), Response: "Per our Attendance policy, call the employee.", PromptVersion: v})
+			turn, _, err := turns.Record(ctx, capture.TurnInput{ConversationID: "c-" + v, TesterID: "meg",
+				UserMessage: fmt.Sprintf("question %d", i), Response: "Per our Attendance policy, call the employee.", PromptVersion: v}, "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -91,7 +91,8 @@ Settings come from the environment, and flags override them:
 	f.StringVar(&opts.cfg.DataDir, "data-dir", opts.cfg.DataDir, "directory of the SQLite file hone.db (HONE_DATA_DIR)")
 	f.StringVar(&opts.cfg.DatabaseURL, "database-url", opts.cfg.DatabaseURL, "postgres:// URL to use PostgreSQL instead of SQLite (HONE_DATABASE_URL)")
 	f.StringVar(&opts.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	root.AddCommand(newServe(opts), newMigrate(opts), newExport(opts), newSessions(opts), newChat(opts), newLLM(opts), newMetrics(opts))
+	root.AddCommand(newServe(opts), newMigrate(opts), newExport(opts), newSessions(opts), newChat(opts), newLLM(opts), newMetrics(opts),
+		newLoginLink(opts), newRotateSecret(opts))
 	return root, opts
 }
 

@@ -14,7 +14,12 @@ func newServe(opts *options) *cobra.Command {
 		Long: `Run the hone server: the web UI at /, the JSON API at /api/v1 (described at
 /api/v1/openapi.json). Data goes to hone.db in --data-dir unless HONE_DATABASE_URL
 names a PostgreSQL database; migrations run at start. The chat at /chat talks to
-the LLM under the --prompt files; without them it says what to set.`,
+the LLM under the --prompt files; without them it says what to set.
+
+With HONE_API_TOKEN set, the API wants it as a Bearer token and every page asks
+to sign in (with the token, or a link from hone login-link); /healthz stays open.
+hone refuses to serve an address other machines can reach without a token,
+unless --no-auth says the network is yours alone.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -27,13 +32,14 @@ the LLM under the --prompt files; without them it says what to set.`,
 			if err := a.Listen(); err != nil {
 				return err
 			}
-			log.Info("hone is serving", "url", a.URL(), "database", opts.cfg.DatabaseName(), "api_token", opts.cfg.APIToken != "")
+			log.Info("hone is serving", "url", a.URL(), "database", opts.cfg.DatabaseName(), "sign_in", opts.cfg.APIToken != "")
 			err = a.Wait(ctx)
 			log.Info("hone is stopping")
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&opts.cfg.Addr, "addr", opts.cfg.Addr, "address to listen on (HONE_ADDR)")
+	cmd.Flags().BoolVar(&opts.cfg.NoAuth, "no-auth", false, "serve an address other machines can reach without HONE_API_TOKEN")
 	cmd.Flags().StringVar(&opts.cfg.PublicURL, "public-url", opts.cfg.PublicURL, "URL users reach hone at, for download links (HONE_PUBLIC_URL)")
 	cmd.Flags().Int64Var(&opts.cfg.MaxBodyBytes, "max-body-bytes", opts.cfg.MaxBodyBytes, "largest request body accepted (HONE_MAX_BODY_BYTES)")
 	cmd.Flags().IntVar(&opts.cfg.MessageLimit, "message-limit", opts.cfg.MessageLimit, "largest chat reply in bytes (HONE_MESSAGE_LIMIT)")

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/honehq/hone/internal/tuning"
+	"github.com/honehq/hone/internal/capture"
 	"github.com/spf13/cobra"
 )
 
 func newSessions(opts *options) *cobra.Command {
-	var f tuning.SessionFilter
+	var f capture.SessionFilter
 	cmd := &cobra.Command{
 		Use:   "sessions",
 		Short: "List tuning sessions, newest first",
@@ -20,7 +20,7 @@ func newSessions(opts *options) *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			list, err := db.ListSessions(cmd.Context(), f)
+			list, err := db.Capture().ListSessions(cmd.Context(), f)
 			if err != nil {
 				return err
 			}
@@ -31,7 +31,7 @@ func newSessions(opts *options) *cobra.Command {
 				if s.End != nil {
 					end = s.End.Format("2006-01-02 15:04")
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", s.ID, s.TesterID, dash(s.PromptVersion),
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", s.ID, cell(s.TesterID), dash(cell(s.PromptVersion)),
 					s.TotalTurns, s.TotalImprovements, s.Start.Format("2006-01-02 15:04"), end)
 			}
 			return tw.Flush()

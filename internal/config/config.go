@@ -3,11 +3,14 @@
 package config
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/llm"
@@ -22,8 +25,17 @@ type Config struct {
 	DataDir string
 	// DatabaseURL is a postgres:// URL; empty means SQLite in DataDir.
 	DatabaseURL string
-	// APIToken, when set, is required as a Bearer token on /api/v1.
+	// APIToken, when set, is required as a Bearer token on /api/v1, and
+	// signing in with it on every page of the web UI.
 	APIToken string
+	// NoAuth lets hone serve a non-loopback address without an APIToken.
+	NoAuth bool
+	// ReadTimeout bounds reading a whole request, headers and body.
+	ReadTimeout time.Duration
+	// DBTimeout bounds each database call.
+	DBTimeout time.Duration
+	// LinkTTL is how long a signed download link works.
+	LinkTTL time.Duration
 	// MaxBodyBytes bounds request bodies.
 	MaxBodyBytes int64
 	// MessageLimit is the largest chat reply in bytes.
@@ -45,6 +57,9 @@ type Config struct {
 const (
 	DefaultAddr         = "localhost:8080"
 	DefaultMaxBodyBytes = 4 << 20
+	DefaultReadTimeout  = 60 * time.Second
+	DefaultDBTimeout    = 10 * time.Second
+	DefaultLinkTTL      = 7 * 24 * time.Hour
 )
 
 // Env lists the environment variables hone reads, with what they set.
@@ -52,8 +67,11 @@ var Env = [][2]string{
 	{"HONE_ADDR", "address to listen on (default " + DefaultAddr + ")"},
 	{"HONE_DATA_DIR", "directory of the SQLite file hone.db (default: the working directory)"},
 	{"HONE_DATABASE_URL", "postgres://… URL to use PostgreSQL instead of SQLite"},
-	{"HONE_API_TOKEN", "Bearer token required on /api/v1 when set"},
+	{"HONE_API_TOKEN", "when set: Bearer token required on /api/v1, and sign-in on every page of the web UI"},
 	{"HONE_MAX_BODY_BYTES", "largest request body accepted (default 4194304)"},
+	{"HONE_READ_TIMEOUT", "time limit on reading a request, headers and body (default 60s)"},
+	{"HONE_DB_TIMEOUT", "time limit of each database call (default 10s); past it the answer is 503"},
+	{"HONE_LINK_TTL", "how long a signed download link from !print works (default 168h, 7 days)"},
 	{"HONE_MESSAGE_LIMIT", "largest chat reply in bytes; larger exports become a download link (default 25600)"},
 	{"HONE_PUBLIC_URL", "URL users reach hone at, for download links (default http://ADDR)"},
 	{"HONE_APP_NAME", "name of the application under test, as in the CSV's \"<name> Response\" column (default Bot)"},
@@ -77,6 +95,21 @@ func FromEnv() (Config, error) {
 		MetricsFile:  os.Getenv("HONE_METRICS_FILE"),
 		MaxBodyBytes: DefaultMaxBodyBytes,
 		MessageLimit: tuning.DefaultMessageLimit,
+		ReadTimeout:  DefaultReadTimeout,
+		DBTimeout:    DefaultDBTimeout,
+		LinkTTL:      DefaultLinkTTL,
+	}
+	for _, d := range []struct {
+		name string
+		to   *time.Duration
+	}{{"HONE_READ_TIMEOUT", &c.ReadTimeout}, {"HONE_DB_TIMEOUT", &c.DBTimeout}, {"HONE_LINK_TTL", &c.LinkTTL}} {
+		if v := os.Getenv(d.name); v != "" {
+			t, err := time.ParseDuration(v)
+			if err != nil || t <= 0 {
+				return c, hone.FieldError(d.name, "%s must be a positive duration such as 30s, 10m or 168h, got %q", d.name, v)
+			}
+			*d.to = t
+		}
 	}
 	if v := os.Getenv("HONE_MAX_BODY_BYTES"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -128,6 +161,47 @@ func (c Config) Validate() error {
 		return hone.FieldError("max-body-bytes", "the body limit must be positive")
 	}
 	return nil
+}
+
+// CheckExposure refuses to serve an address other machines can reach
+// without an API token, unless NoAuth says that is meant.
+func (c Config) CheckExposure(ctx context.Context) error {
+	if c.APIToken != "" || c.NoAuth || Loopback(ctx, c.Addr) {
+		return nil
+	}
+	return hone.FieldError("addr", "hone will not serve %s without sign-in: other machines can reach that address, "+
+		"and anyone there could read and change everything. Set HONE_API_TOKEN to a long random secret (the web UI then "+
+		"asks for it, and the API wants it as a Bearer token), serve on localhost, or pass --no-auth if the network is "+
+		"yours alone", c.Addr)
+}
+
+// Loopback reports whether addr (host:port) only listens on this machine:
+// its host is localhost or resolves to loopback addresses only. An empty
+// host means every interface.
+func Loopback(ctx context.Context, addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if host == "" {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil {
+		return ip.IsLoopback()
+	}
+	ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil || len(ips) == 0 {
+		return false
+	}
+	for _, ip := range ips {
+		if !ip.IP.IsLoopback() {
+			return false
+		}
+	}
+	return true
 }
 
 // DatabaseName describes the database for logs without any password.

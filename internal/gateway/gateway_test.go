@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/gateway"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/llm/llmtest"
@@ -18,7 +20,7 @@ import (
 	"github.com/honehq/hone/internal/tuning"
 )
 
-var meg = tuning.Tester{ConversationID: "terminal:meg", TesterID: "meg", TesterEmail: "meg@example.com"}
+var meg = capture.Tester{ConversationID: "terminal:meg", TesterID: "meg", TesterEmail: "meg@example.com"}
 
 type fixture struct {
 	g      *gateway.Gateway
@@ -35,11 +37,13 @@ func setup(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := llm.New(f.llm.Config(), f.db)
+	client, err := llm.New(f.llm.Config(), f.db.LLMCalls())
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.g = gateway.New(tuning.NewEngine(f.db, tuning.Options{}), client, p, nil)
+	router := chat.NewRouter(nil, nil)
+	tuning.NewService(f.db.Capture(), f.db.Tuning(), tuning.Options{}).Register(router)
+	f.g = gateway.New(capture.NewRecorder(f.db.Capture(), nil), router, client, p, nil)
 	return f
 }
 
@@ -52,7 +56,7 @@ func writePrompt(t testing.TB, path, text string) {
 	os.Chtimes(path, later, later)
 }
 
-func (f *fixture) send(t *testing.T, text string) tuning.Reply {
+func (f *fixture) send(t *testing.T, text string) chat.Reply {
 	t.Helper()
 	r, err := f.g.Send(context.Background(), meg, text, nil)
 	if err != nil {
@@ -84,17 +88,17 @@ func TestChatTurnsCarryHistoryAndBecomeTurns(t *testing.T) {
 		t.Fatalf("messages sent = %q, want %q", roles, want)
 	}
 	var turns []*tuning.Turn
-	f.db.EachTurn(context.Background(), open.ID, func(turn *tuning.Turn) error { turns = append(turns, turn); return nil })
+	f.db.Tuning().EachTurn(context.Background(), open.ID, func(turn *tuning.Turn) error { turns = append(turns, turn); return nil })
 	if len(turns) != 2 || turns[1].UserMessage != "I called once" || turns[1].Response != "Second answer." || turns[1].ProcessingTimeMS == nil {
 		t.Fatalf("turns = %+v", turns)
 	}
 	var meta map[string]string
 	json.Unmarshal(turns[1].Metadata, &meta)
-	calls, _ := f.db.ListCalls(context.Background(), llm.CallFilter{})
+	calls, _ := f.db.LLMCalls().ListCalls(context.Background(), llm.CallFilter{})
 	if meta["llm_call_id"] == "" || len(calls) != 2 || calls[0].ID != meta["llm_call_id"] || calls[0].Purpose != "chat" || calls[0].CauseID != open.ID {
 		t.Fatalf("turn metadata %v, calls %+v", meta, calls)
 	}
-	s, _ := f.db.FindSession(context.Background(), open.ID)
+	s, _ := f.db.Capture().FindSession(context.Background(), open.ID)
 	if _, version, _ := f.g.Prompt().Current(); s.PromptVersion != version || len(version) != 12 {
 		t.Fatalf("session version %q, prompt version %q", s.PromptVersion, version)
 	}
@@ -119,7 +123,7 @@ func TestCommandsWorkInTheChatAndResetClearsHistory(t *testing.T) {
 	if got := reqs[len(reqs)-1].Messages; len(got) != 2 || got[1].Content != "fresh start" {
 		t.Fatalf("history not cleared by !reset: %+v", got)
 	}
-	if s, _ := f.db.CurrentSession(context.Background(), meg.ConversationID); s.ID != reset.SessionID || s.TotalTurns != 1 {
+	if s, _ := f.db.Capture().CurrentSession(context.Background(), meg.ConversationID); s.ID != reset.SessionID || s.TotalTurns != 1 {
 		t.Fatalf("current session %+v, reset to %s", s, reset.SessionID)
 	}
 }
@@ -136,7 +140,7 @@ func TestEditingThePromptStartsANewSession(t *testing.T) {
 	if got := reqs[len(reqs)-1].Messages; got[0].Content != "You are ERA. Ask clarifying questions first." || len(got) != 2 {
 		t.Fatalf("new prompt or history wrong: %+v", got)
 	}
-	if old, _ := f.db.FindSession(context.Background(), first.SessionID); old.End == nil {
+	if old, _ := f.db.Capture().FindSession(context.Background(), first.SessionID); old.End == nil {
 		t.Fatal("the old version's session was not ended")
 	}
 }
@@ -152,7 +156,7 @@ func TestModelErrorKeepsTheSession(t *testing.T) {
 		t.Fatalf("model failure reply = %+v", r)
 	}
 	again := f.send(t, "third")
-	s, _ := f.db.CurrentSession(context.Background(), meg.ConversationID)
+	s, _ := f.db.Capture().CurrentSession(context.Background(), meg.ConversationID)
 	if again.Failed || again.SessionID != ok.SessionID || s.TotalTurns != 2 {
 		t.Fatalf("after recovery: %+v, session %+v", again, s)
 	}

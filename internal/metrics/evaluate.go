@@ -42,22 +42,79 @@ type evalContext struct {
 func (s *Set) Evaluate(in Input) Result {
 	c := &evalContext{in: in, response: newText(in.Response), query: newText(in.Query)}
 	r := Result{Metrics: make([]Value, len(s.metrics))}
-	var sum, weights float64
 	for i, m := range s.metrics {
 		r.Metrics[i].Name = m.Name
-		v, ok := m.score.score(c)
-		if !ok || math.IsNaN(v) {
+		if v, ok := m.score.score(c); ok && !math.IsNaN(v) {
+			r.Metrics[i].Score = &v
+		}
+	}
+	r.Objective = s.objective(r.Metrics)
+	return r
+}
+
+// EvaluateTurn scores in as a later response of its conversation, whatever
+// in.IsFirstResponse says, and returns first, its scoring as a first
+// response, only when some metric scores a first response differently (nil
+// otherwise). The text is analysed once for both.
+func (s *Set) EvaluateTurn(in Input) (later Result, first *Result) {
+	in.IsFirstResponse = false
+	c := &evalContext{in: in, response: newText(in.Response), query: newText(in.Query)}
+	later = Result{Metrics: make([]Value, len(s.metrics))}
+	for i, m := range s.metrics {
+		later.Metrics[i].Name = m.Name
+		if v, ok := m.score.score(c); ok && !math.IsNaN(v) {
+			later.Metrics[i].Score = &v
+		}
+	}
+	later.Objective = s.objective(later.Metrics)
+	c.in.IsFirstResponse = true
+	for i, m := range s.metrics {
+		if d, ok := m.score.(firstDependent); !ok || !d.dependsOnFirst() {
 			continue
 		}
-		r.Metrics[i].Score = &v
-		sum += m.Weight * v
-		weights += m.Weight
+		var p *float64
+		if v, ok := m.score.score(c); ok && !math.IsNaN(v) {
+			p = &v
+		}
+		if sameScore(p, later.Metrics[i].Score) {
+			continue
+		}
+		if first == nil {
+			first = &Result{Metrics: append([]Value(nil), later.Metrics...)}
+		}
+		first.Metrics[i].Score = p
+	}
+	if first != nil {
+		first.Objective = s.objective(first.Metrics)
+	}
+	return later, first
+}
+
+// firstDependent is a scorer whose score may depend on Input.IsFirstResponse.
+type firstDependent interface {
+	dependsOnFirst() bool
+}
+
+func sameScore(a, b *float64) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+// objective is the weight-averaged mean of the values that apply, nil when
+// none does.
+func (s *Set) objective(vs []Value) *float64 {
+	var sum, weights float64
+	for i, v := range vs {
+		if v.Score == nil {
+			continue
+		}
+		sum += s.metrics[i].Weight * *v.Score
+		weights += s.metrics[i].Weight
 	}
 	if weights > 0 {
 		obj := sum / weights
-		r.Objective = &obj
+		return &obj
 	}
-	return r
+	return nil
 }
 
 // wordCount returns the number of white-space separated words in the response.

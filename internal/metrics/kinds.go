@@ -212,6 +212,8 @@ func compileClarifying(ms *metricSpec) (scorer, error) {
 	return k, nil
 }
 
+func (k *clarifying) dependsOnFirst() bool { return k.firstResponseOnly }
+
 func (k *clarifying) score(c *evalContext) (float64, bool) {
 	if len(k.active) > 0 && !k.active.any(c.query) {
 		return 0, false

@@ -154,7 +154,7 @@ func meanOf(xs []float64) *float64 {
 
 // SessionReport returns the means of a session's scores.
 func (s *Service) SessionReport(ctx context.Context, id string) (*SessionReport, error) {
-	sess, err := s.Store.FindSession(ctx, id)
+	sess, err := s.Sessions.FindSession(ctx, id)
 	if err != nil {
 		return nil, err
 	}

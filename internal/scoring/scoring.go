@@ -3,44 +3,64 @@ package scoring
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/metrics"
-	"github.com/honehq/hone/internal/tuning"
 )
 
 // Service scores turns with a metric set and keeps the human scores.
 type Service struct {
-	Set   *metrics.Set
-	Store Store
+	Set      *metrics.Set
+	Store    Store
+	Sessions capture.Store
 }
 
-// New returns a service over store with set; a nil set is metrics.Default().
-func New(store Store, set *metrics.Set) *Service {
+// New returns a service over store and the sessions of capture with set; a
+// nil set is metrics.Default().
+func New(store Store, sessions capture.Store, set *metrics.Set) *Service {
 	if set == nil {
 		set = metrics.Default()
 	}
-	return &Service{Set: set, Store: store}
+	return &Service{Set: set, Store: store, Sessions: sessions}
 }
 
 // Input converts a turn as reported into the metrics package's input.
-func Input(in tuning.TurnInput, isFirstResponse bool) metrics.Input {
+func Input(in *capture.TurnInput, isFirstResponse bool) metrics.Input {
 	return metrics.Input{Query: in.UserMessage, Response: in.Response, SearchResults: in.SearchResults,
 		AvgSimilarity: in.AvgSimilarity, ProcessingTimeMS: in.ProcessingTimeMS, IsFirstResponse: isFirstResponse}
 }
 
-// Measure implements tuning.Measurer: it evaluates the turn with every
-// objective metric of the set.
-func (s *Service) Measure(in tuning.TurnInput, isFirstResponse bool) tuning.Measurement {
-	r := s.Set.Evaluate(Input(in, isFirstResponse))
-	b, _ := r.MarshalJSON()
-	return tuning.Measurement{Metrics: b, Objective: r.Objective}
+// Measure implements capture.Measurer: it evaluates the turn with every
+// objective metric of the set, as a later and, where that differs, as a
+// first response.
+func (s *Service) Measure(in *capture.TurnInput) (capture.Measurement, *capture.Measurement) {
+	later, first := s.Set.EvaluateTurn(Input(in, false))
+	m := measurement(later)
+	if first == nil {
+		return m, nil
+	}
+	f := measurement(*first)
+	return m, &f
 }
 
-// ScoreTurn validates human scores and merges them into the turn ref names.
-func (s *Service) ScoreTurn(ctx context.Context, ref TurnRef, scores map[string]int) (*tuning.Turn, error) {
+func measurement(r metrics.Result) capture.Measurement {
+	b, _ := r.MarshalJSON()
+	return capture.Measurement{Metrics: b, Objective: r.Objective}
+}
+
+// maxScoreAttempts bounds the retries of a score change that met a
+// concurrent change of the same turn.
+const maxScoreAttempts = 20
+
+// ScoreTurn validates human scores, merges them into those of the turn ref
+// names (a name scored again is replaced) and recomputes its composites.
+func (s *Service) ScoreTurn(ctx context.Context, ref TurnRef, scores map[string]int) (*TurnScores, error) {
 	if err := s.Set.ValidateScores(scores); err != nil {
 		return nil, err
 	}
@@ -48,7 +68,24 @@ func (s *Service) ScoreTurn(ctx context.Context, ref TurnRef, scores map[string]
 	for k, v := range scores {
 		short[strings.TrimSuffix(strings.ToLower(strings.TrimSpace(k)), "_score")] = v
 	}
-	return s.Store.ScoreTurn(ctx, ref, short, s.Set)
+	for attempt := 1; ; attempt++ {
+		ts, err := s.Store.TurnScores(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		ref = TurnRef{TurnID: ts.TurnID}
+		maps.Copy(ts.Scores, short)
+		c := s.Set.Composite(ts.Objective, ts.Scores)
+		ts.Subjective, ts.Overall = c.Subjective, c.Overall
+		err = s.Store.SaveScores(ctx, ts)
+		if err == nil {
+			ts.Revision++
+			return ts, nil
+		}
+		if hone.ErrorCode(err) != hone.ECONFLICT || attempt == maxScoreAttempts {
+			return nil, err
+		}
+	}
 }
 
 // Replies of !score.
@@ -59,33 +96,33 @@ const (
 	NoTurnText = "⚠️ No recent response to score. Ask me a question first, then use !score."
 )
 
-// Register adds the !score chat command to engine.
-func (s *Service) Register(engine *tuning.Engine) {
+// Register adds the !score chat command to r.
+func (s *Service) Register(r *chat.Router) {
 	names := s.Set.SubjectiveNames()
-	engine.Register(tuning.Command{Name: "score", Args: names[0] + ":<1-5> …", Writes: true,
+	r.Register(chat.Command{Group: "Scoring", Name: "score", Args: names[0] + ":<1-5> …", Writes: true,
 		Summary: fmt.Sprintf("score the latest response, any of %s, each a whole number from %d to %d",
 			strings.Join(names, ", "), metrics.ScoreMin, metrics.ScoreMax),
 		Run: s.score})
 }
 
-func (s *Service) score(ctx context.Context, m tuning.Message, args string) (tuning.Reply, error) {
+func (s *Service) score(ctx context.Context, m chat.Message, args string) (chat.Reply, error) {
 	scores, err := s.Set.ParseScores(args)
 	if err != nil {
-		return tuning.Reply{}, err
+		return chat.Reply{}, err
 	}
-	t, err := s.Store.ScoreTurn(ctx, TurnRef{ConversationID: m.ConversationID}, scores, s.Set)
-	if err == tuning.ErrNoTurn {
-		return tuning.Reply{Text: NoTurnText}, nil
+	t, err := s.ScoreTurn(ctx, TurnRef{ConversationID: m.ConversationID}, scores)
+	if errors.Is(err, capture.ErrNoTurn) {
+		return chat.Reply{Text: NoTurnText}, nil
 	} else if err != nil {
-		return tuning.Reply{}, err
+		return chat.Reply{}, err
 	}
-	return tuning.Reply{Text: ScoredReply(t), SessionID: t.SessionID}, nil
+	return chat.Reply{Text: ScoredReply(t), SessionID: t.SessionID}, nil
 }
 
 // ScoredReply is the confirmation !score gives, with the turn's composites.
-func ScoredReply(t *tuning.Turn) string {
+func ScoredReply(t *TurnScores) string {
 	return fmt.Sprintf("%s\n\nObjective Quality: %s\nSubjective Quality: %s\nOverall Quality: %s",
-		ScoredText, Format(t.ObjectiveScore), Format(t.SubjectiveScore), Format(t.OverallScore))
+		ScoredText, Format(t.Objective), Format(t.Subjective), Format(t.Overall))
 }
 
 // Format shows a score with two decimals, or N/A.
@@ -113,5 +150,5 @@ func decodeMetrics(b []byte) metrics.Result {
 	return r
 }
 
-// Service is the Measurer the tuning engine calls.
-var _ tuning.Measurer = (*Service)(nil)
+// Service is the Measurer capture calls.
+var _ capture.Measurer = (*Service)(nil)

@@ -4,30 +4,34 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/honehq/hone/internal/tuning"
+	"github.com/honehq/hone/internal/capture"
 )
 
 func TestMeasure(t *testing.T) {
-	s := New(nil, nil)
+	s := New(nil, nil, nil)
 	slow, fast := 4200.0, 800.0
 	for _, tt := range []struct {
 		name      string
-		in        tuning.TurnInput
+		in        capture.TurnInput
 		first     bool
 		metric    string
 		want      *float64
 		objective bool
 	}{
-		{"citation found", tuning.TurnInput{UserMessage: "q", Response: "Per our No Call No Show policy, employees who miss three shifts..."}, false, "has_policy_citation", ptr(1), true},
-		{"no citation", tuning.TurnInput{UserMessage: "q", Response: "You should call the employee and document the absence."}, false, "has_policy_citation", ptr(0), true},
-		{"slow", tuning.TurnInput{UserMessage: "q", Response: "ok", ProcessingTimeMS: &slow}, false, "processing_time_acceptable", ptr(0), true},
-		{"fast", tuning.TurnInput{UserMessage: "q", Response: "ok", ProcessingTimeMS: &fast}, false, "processing_time_acceptable", ptr(1), true},
-		{"no timing is N/A", tuning.TurnInput{UserMessage: "q", Response: "ok"}, false, "processing_time_acceptable", nil, true},
-		{"not first response is N/A", tuning.TurnInput{UserMessage: "My employee is late", Response: "Is it the first time?"}, false, "asks_clarifying_questions", nil, true},
-		{"first response asks", tuning.TurnInput{UserMessage: "My employee is late", Response: "Is it the first time?"}, true, "asks_clarifying_questions", ptr(1), true},
+		{"citation found", capture.TurnInput{UserMessage: "q", Response: "Per our No Call No Show policy, employees who miss three shifts..."}, false, "has_policy_citation", ptr(1), true},
+		{"no citation", capture.TurnInput{UserMessage: "q", Response: "You should call the employee and document the absence."}, false, "has_policy_citation", ptr(0), true},
+		{"slow", capture.TurnInput{UserMessage: "q", Response: "ok", ProcessingTimeMS: &slow}, false, "processing_time_acceptable", ptr(0), true},
+		{"fast", capture.TurnInput{UserMessage: "q", Response: "ok", ProcessingTimeMS: &fast}, false, "processing_time_acceptable", ptr(1), true},
+		{"no timing is N/A", capture.TurnInput{UserMessage: "q", Response: "ok"}, false, "processing_time_acceptable", nil, true},
+		{"not first response is N/A", capture.TurnInput{UserMessage: "My employee is late", Response: "Is it the first time?"}, false, "asks_clarifying_questions", nil, true},
+		{"first response asks", capture.TurnInput{UserMessage: "My employee is late", Response: "Is it the first time?"}, true, "asks_clarifying_questions", ptr(1), true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			m := s.Measure(tt.in, tt.first)
+			later, first := s.Measure(&tt.in)
+			m := later
+			if tt.first && first != nil {
+				m = *first
+			}
 			var got map[string]*float64
 			if err := json.Unmarshal(m.Metrics, &got); err != nil {
 				t.Fatal(err)
@@ -44,7 +48,7 @@ func TestMeasure(t *testing.T) {
 }
 
 func TestScoredReply(t *testing.T) {
-	got := ScoredReply(&tuning.Turn{ObjectiveScore: ptr(0.85), SubjectiveScore: ptr(0.9), OverallScore: nil})
+	got := ScoredReply(&TurnScores{Objective: ptr(0.85), Subjective: ptr(0.9), Overall: nil})
 	want := "✅ Subjective scores added!\n\nObjective Quality: 0.85\nSubjective Quality: 0.90\nOverall Quality: N/A"
 	if got != want {
 		t.Fatalf("got %q, want %q", got, want)

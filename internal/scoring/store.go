@@ -1,15 +1,12 @@
 // Package scoring puts the metrics package to work on hone's data: it scores
-// every turn as it is recorded (a tuning.Measurer), takes human scores (the
+// every turn as it is recorded (a capture.Measurer), takes human scores (the
 // !score chat command and the API), and compares prompt versions. The flow
-// stays capture (tuning) → judge (!improve, !score) → measure (metrics).
+// stays capture → judge (!improve, !score) → measure (metrics).
 package scoring
 
 import (
 	"context"
 	"time"
-
-	"github.com/honehq/hone/internal/metrics"
-	"github.com/honehq/hone/internal/tuning"
 )
 
 // TurnRef names the turn to score: by TurnID, or else the latest turn of
@@ -17,6 +14,20 @@ import (
 type TurnRef struct {
 	TurnID         string
 	ConversationID string
+}
+
+// TurnScores are a turn's human scores and composite scores.
+type TurnScores struct {
+	TurnID     string         `json:"turn_id"`
+	SessionID  string         `json:"session_id"`
+	TurnNumber int            `json:"turn_number"`
+	Scores     map[string]int `json:"scores"`
+	Objective  *float64       `json:"objective_quality_score"`
+	Subjective *float64       `json:"subjective_quality_score"`
+	Overall    *float64       `json:"overall_quality_score"`
+	// Revision counts the changes of the turn's human scores, so that a
+	// change computed from stale scores is refused.
+	Revision int64 `json:"-"`
 }
 
 // Sample is one turn's scores, with the session and prompt version it
@@ -55,20 +66,20 @@ type VersionSummary struct {
 	Overall     *float64 `json:"overall_quality_score"`
 }
 
-// Store keeps turn scores. storage.DB implements it.
+// Store keeps turn scores.
 type Store interface {
-	// ScoreTurn merges scores (already validated, keyed by short name) into
-	// the turn's human scores, replacing those it names, and recomputes the
-	// turn's composites with set, in one transaction. It returns the turn's
-	// id, session, number, scores and composites; tuning.ErrNoTurn when a
-	// conversation has no turn, an ENOTFOUND error for an unknown turn id.
-	ScoreTurn(ctx context.Context, ref TurnRef, scores map[string]int, set *metrics.Set) (*tuning.Turn, error)
-	// Samples returns the scores of the selected turns, ordered by prompt
-	// version's first session start, session start and turn number.
+	// TurnScores returns the scores of the turn ref names, with their
+	// revision; capture.ErrNoTurn when a conversation has no turn, an
+	// ENOTFOUND error for an unknown turn id.
+	TurnScores(ctx context.Context, ref TurnRef) (*TurnScores, error)
+	// SaveScores replaces the turn's human scores and its subjective and
+	// overall scores when its scores are still at ts.Revision, and counts
+	// the revision up; an ECONFLICT error when they changed in between.
+	SaveScores(ctx context.Context, ts *TurnScores) error
+	// Samples returns the scores of the selected turns, ordered by session
+	// start and turn number.
 	Samples(ctx context.Context, f SampleFilter) ([]Sample, error)
 	// VersionSummaries averages the scores per prompt version, ordered by
 	// the version's first session start.
 	VersionSummaries(ctx context.Context) ([]VersionSummary, error)
-	// FindSession returns a session by id, or an ENOTFOUND error.
-	FindSession(ctx context.Context, id string) (*tuning.Session, error)
 }

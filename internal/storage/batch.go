@@ -43,7 +43,8 @@ func (db *DB) writer() {
 }
 
 func (db *DB) runBatch(batch []writeJob) {
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), db.Timeout)
+	defer cancel()
 	sqltx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		for _, j := range batch {
@@ -77,17 +78,23 @@ func (db *DB) runBatch(batch []writeJob) {
 
 // inSavepoint runs fn so that its changes are undone alone when it fails.
 func (db *DB) inSavepoint(ctx context.Context, tx *Tx, fn func(*Tx) error) error {
-	if _, err := tx.exec(ctx, "SAVEPOINT job"); err != nil {
+	return tx.savepoint(ctx, "job", func() error { return fn(tx) })
+}
+
+// savepoint runs fn inside the savepoint name, so that when fn fails its
+// changes are undone and the transaction goes on.
+func (tx *Tx) savepoint(ctx context.Context, name string, fn func() error) error {
+	if _, err := tx.exec(ctx, "SAVEPOINT "+name); err != nil {
 		return fmt.Errorf("savepoint: %w", err)
 	}
-	if err := fn(tx); err != nil {
-		if _, rerr := tx.exec(context.Background(), "ROLLBACK TO job"); rerr != nil {
+	if err := fn(); err != nil {
+		if _, rerr := tx.exec(context.WithoutCancel(ctx), "ROLLBACK TO SAVEPOINT "+name); rerr != nil {
 			return fmt.Errorf("%w (and rolling back failed: %v)", err, rerr)
 		}
-		_, _ = tx.exec(context.Background(), "RELEASE job")
+		_, _ = tx.exec(context.WithoutCancel(ctx), "RELEASE SAVEPOINT "+name)
 		return err
 	}
-	if _, err := tx.exec(ctx, "RELEASE job"); err != nil {
+	if _, err := tx.exec(ctx, "RELEASE SAVEPOINT "+name); err != nil {
 		return fmt.Errorf("release savepoint: %w", err)
 	}
 	return nil

@@ -1,6 +1,10 @@
 // Package storage keeps hone's data in SQLite (embedded, the default) or
-// PostgreSQL, behind the store interfaces the domain packages define. One set
-// of SQL serves both; dialect differences are handled where they occur.
+// PostgreSQL, behind the store interfaces the domain packages define: one
+// store per capability (CaptureStore, TuningStore, ScoringStore,
+// LLMCallStore, AuthStore), all over one DB, its connections and, on SQLite,
+// its one writer. One set of SQL serves both databases; dialect differences
+// are handled where they occur, and driver errors are mapped to hone's error
+// codes in one place (errors.go).
 package storage
 
 import (
@@ -46,6 +50,11 @@ type DB struct {
 	log     *slog.Logger
 	// Now is the clock every stored timestamp comes from; tests replace it.
 	Now func() time.Time
+	// Timeout bounds each store call; Open sets DefaultTimeout.
+	Timeout time.Duration
+	// StreamTimeout bounds a call that streams a whole session (an export);
+	// Open sets DefaultStreamTimeout.
+	StreamTimeout time.Duration
 
 	rebound sync.Map
 	// stmts holds the SQLite writer's prepared statements: parsing SQL costs
@@ -57,13 +66,19 @@ type DB struct {
 	stopped chan struct{}
 }
 
+// Default time limits of store calls.
+const (
+	DefaultTimeout       = 10 * time.Second
+	DefaultStreamTimeout = 10 * time.Minute
+)
+
 // Open connects to the database named by dsn: a postgres:// or postgresql://
 // URL for PostgreSQL, anything else a SQLite file path. It does not migrate.
 func Open(ctx context.Context, dsn string, log *slog.Logger) (*DB, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	db := &DB{log: log, Now: time.Now}
+	db := &DB{log: log, Now: time.Now, Timeout: DefaultTimeout, StreamTimeout: DefaultStreamTimeout}
 	var err error
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		db.dialect = Postgres
@@ -96,7 +111,7 @@ func Open(ctx context.Context, dsn string, log *slog.Logger) (*DB, error) {
 	}
 	if err := db.write.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("connect to %s database: %w", db.dialect, redact(err, dsn))
+		return nil, dbError(fmt.Errorf("connect to %s database: %w", db.dialect, redact(err, dsn)))
 	}
 	if db.dialect == SQLite {
 		db.jobs, db.stop, db.stopped = make(chan writeJob), make(chan struct{}), make(chan struct{})
@@ -268,29 +283,40 @@ func (db *DB) prepare(ctx context.Context, queries []string) {
 	}
 }
 
-// update runs fn in a write transaction, committing when it returns nil.
+// limit bounds ctx with the time limit of one store call.
+func (db *DB) limit(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, db.Timeout)
+}
+
+// update runs fn in a write transaction, committing when it returns nil. On
+// SQLite the writer runs it; a caller whose ctx ends first stops waiting, and
+// the transaction, if it had not started, never runs.
 func (db *DB) update(ctx context.Context, fn func(*Tx) error) error {
 	if db.jobs != nil {
 		done := make(chan error, 1)
 		select {
 		case db.jobs <- writeJob{ctx: ctx, fn: fn, done: done}:
 		case <-ctx.Done():
-			return ctx.Err()
+			return dbError(ctx.Err())
 		}
-		return <-done
+		select {
+		case err := <-done:
+			return dbError(err)
+		case <-ctx.Done():
+			return dbError(ctx.Err())
+		}
 	}
 	sqltx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return dbError(fmt.Errorf("begin: %w", err))
 	}
 	tx := &Tx{Tx: sqltx, db: db, now: db.now()}
-	defer func() { db.prepare(context.WithoutCancel(ctx), tx.unprepared) }()
 	if err := fn(tx); err != nil {
 		_ = sqltx.Rollback()
-		return err
+		return dbError(err)
 	}
 	if err := sqltx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return dbError(fmt.Errorf("commit: %w", err))
 	}
 	return nil
 }
@@ -311,8 +337,5 @@ func notFound(kind, id string) error {
 // Exec runs a statement outside any store method; for administration and tests.
 func (db *DB) Exec(ctx context.Context, query string, args ...any) error {
 	_, err := db.write.ExecContext(ctx, db.q(query), args...)
-	return err
+	return dbError(err)
 }
-
-// Ping checks that the database answers.
-func (db *DB) Ping(ctx context.Context) error { return db.write.PingContext(ctx) }

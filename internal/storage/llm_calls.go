@@ -21,12 +21,22 @@ const (
 // callIDLength is the length of an id RecordCall gives a call that has none.
 const callIDLength = 12
 
-var _ llm.CallStore = (*DB)(nil)
+// LLMCallStore keeps the record of every LLM call: the llm.CallStore.
+type LLMCallStore struct{ db *DB }
+
+// LLMCalls returns the store of LLM calls.
+func (db *DB) LLMCalls() *LLMCallStore { return &LLMCallStore{db} }
+
+var _ llm.CallStore = (*LLMCallStore)(nil)
 
 // RecordCall stores c. A call without an ID gets one, and one without a
 // CreatedAt gets the current time; CreatedAt is kept in UTC to the
-// microsecond.
-func (db *DB) RecordCall(ctx context.Context, c *llm.Call) error {
+// microsecond. What no database can store in text (NUL characters, invalid
+// UTF-8, which small models do emit) is replaced as hone.CleanText does.
+func (cs *LLMCallStore) RecordCall(ctx context.Context, c *llm.Call) error {
+	ctx, cancel := cs.db.limit(ctx)
+	defer cancel()
+	db := cs.db
 	if c.ID == "" {
 		c.ID = hone.NewID(callIDLength)
 	}
@@ -45,18 +55,19 @@ func (db *DB) RecordCall(ctx context.Context, c *llm.Call) error {
 		if err != nil {
 			return fmt.Errorf("record llm call %s: llm_response: %w", c.ID, err)
 		}
-		resp, latency = string(b), c.Response.LatencyMS
+		resp, latency = string(hone.CleanJSON(b)), c.Response.LatencyMS
 		u := c.Response.Usage
 		prompt, completion, total = u.PromptTokens, u.CompletionTokens, u.TotalTokens
 	}
 	if c.Error != "" {
-		callErr = c.Error
+		callErr = hone.CleanText(c.Error)
 	}
 	return db.update(ctx, func(tx *Tx) error {
 		if _, err := tx.exec(ctx, `INSERT INTO llm_calls (id, purpose, cause_type, cause_id, model, llm_request,
 			llm_response, error, latency_ms, prompt_tokens, completion_tokens, total_tokens, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			c.ID, c.Purpose, c.CauseType, c.CauseID, c.Request.Model, string(req),
+			c.ID, hone.CleanText(c.Purpose), hone.CleanText(c.CauseType), hone.CleanText(c.CauseID),
+			hone.CleanText(c.Request.Model), string(hone.CleanJSON(req)),
 			resp, callErr, latency, prompt, completion, total, c.CreatedAt); err != nil {
 			return fmt.Errorf("record llm call %s: %w", c.ID, err)
 		}
@@ -66,7 +77,10 @@ func (db *DB) RecordCall(ctx context.Context, c *llm.Call) error {
 
 // ListCalls returns the calls matching f, newest first: at most f.Limit,
 // DefaultCallLimit when it is 0 and never more than MaxCallLimit.
-func (db *DB) ListCalls(ctx context.Context, f llm.CallFilter) ([]llm.Call, error) {
+func (cs *LLMCallStore) ListCalls(ctx context.Context, f llm.CallFilter) ([]llm.Call, error) {
+	ctx, cancel := cs.db.limit(ctx)
+	defer cancel()
+	db := cs.db
 	var where []string
 	var args []any
 	if f.Purpose != "" {
@@ -88,19 +102,19 @@ func (db *DB) ListCalls(ctx context.Context, f llm.CallFilter) ([]llm.Call, erro
 	args = append(args, min(limit, MaxCallLimit))
 	rows, err := db.query(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list llm calls: %w", err)
+		return nil, dbError(fmt.Errorf("list llm calls: %w", err))
 	}
 	defer rows.Close()
 	out := []llm.Call{}
 	for rows.Next() {
 		c, err := scanCall(rows)
 		if err != nil {
-			return nil, fmt.Errorf("list llm calls: %w", err)
+			return nil, dbError(fmt.Errorf("list llm calls: %w", err))
 		}
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list llm calls: %w", err)
+		return nil, dbError(fmt.Errorf("list llm calls: %w", err))
 	}
 	return out, nil
 }

@@ -44,7 +44,7 @@ func mustJSON(t *testing.T, v any) string {
 
 func listCalls(t *testing.T, db *storage.DB, f llm.CallFilter) []llm.Call {
 	t.Helper()
-	list, err := db.ListCalls(context.Background(), f)
+	list, err := db.LLMCalls().ListCalls(context.Background(), f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestRecordAndListCalls(t *testing.T) {
 		invalid := okCall("call-invalid", llm.PurposeFollowUp, "t1", at.Add(2*time.Second))
 		invalid.Error = "invalid output: not JSON"
 		for _, c := range []*llm.Call{ok, failed, invalid} {
-			if err := db.RecordCall(ctx, c); err != nil {
+			if err := db.LLMCalls().RecordCall(ctx, c); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -123,13 +123,13 @@ func TestRecordCallFillsIDAndTime(t *testing.T) {
 		tick(db)
 		ctx := context.Background()
 		c := &llm.Call{Purpose: llm.PurposeJudge, Request: llm.CallRequest{Model: "m"}}
-		if err := db.RecordCall(ctx, c); err != nil {
+		if err := db.LLMCalls().RecordCall(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 		if len(c.ID) != 12 || c.CreatedAt != time.Date(2025, 10, 24, 10, 0, 1, 0, time.UTC) {
 			t.Fatalf("call = %+v", c)
 		}
-		if err := db.RecordCall(ctx, c); err == nil {
+		if err := db.LLMCalls().RecordCall(ctx, c); err == nil {
 			t.Error("recording a call twice did not fail")
 		}
 		list := listCalls(t, db, llm.CallFilter{})
@@ -144,7 +144,7 @@ func TestListCallsLimits(t *testing.T) {
 		tick(db)
 		ctx := context.Background()
 		for i := range storage.DefaultCallLimit + 5 {
-			if err := db.RecordCall(ctx, &llm.Call{Purpose: llm.PurposeChat, CauseID: fmt.Sprint(i)}); err != nil {
+			if err := db.LLMCalls().RecordCall(ctx, &llm.Call{Purpose: llm.PurposeChat, CauseID: fmt.Sprint(i)}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -27,9 +27,18 @@ func TestRawTime(t *testing.T) {
 			t.Errorf("%v: got %v, %v; want %v", tt.in, got, err, tt.want)
 		}
 	}
+	for _, bad := range []string{"yesterday", "2025-13-24 10:30:15+00:00", "2025-00-24 10:30:15+00:00",
+		"2025-02-29 10:30:15+00:00", "2025-04-31 10:30:15.5+00:00", "2025-10-24 25:30:15+00:00",
+		"2025-10-24 10:60:15+00:00", "2025-10-24 10:30:61+00:00", "2025-10-00 10:30:15+00:00"} {
+		var r rawTime
+		r.Scan(bad)
+		if got, err := r.Time(); err == nil {
+			t.Errorf("impossible timestamp %q read as %v", bad, got)
+		}
+	}
 	var r rawTime
-	r.Scan("yesterday")
-	if _, err := r.Time(); err == nil {
-		t.Error("unreadable timestamp accepted")
+	r.Scan("2024-02-29 23:59:59.999999+00:00")
+	if got, err := r.Time(); err != nil || got != time.Date(2024, 2, 29, 23, 59, 59, 999999000, time.UTC) {
+		t.Errorf("leap day: %v, %v", got, err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/storage/storagetest"
 	"github.com/honehq/hone/internal/tuning"
@@ -17,10 +19,10 @@ import (
 
 // seedSession fills a new session of conversation with turns turns carrying
 // notesPerTurn improvements each, in bulk.
-func seedSession(tb testing.TB, db *storage.DB, conversation string, turns, notesPerTurn int) *tuning.Session {
+func seedSession(tb testing.TB, db *storage.DB, conversation string, turns, notesPerTurn int) *capture.Session {
 	tb.Helper()
 	ctx := context.Background()
-	_, s, err := db.ResetSession(ctx, tuning.Tester{ConversationID: conversation, TesterID: "meg"})
+	_, s, err := db.Capture().ResetSession(ctx, capture.Tester{ConversationID: conversation, TesterID: "meg"})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func seedSession(tb testing.TB, db *storage.DB, conversation string, turns, note
 		turns, turns*notesPerTurn, s.ID); err != nil {
 		tb.Fatal(err)
 	}
-	s, err = db.FindSession(ctx, s.ID)
+	s, err = db.Capture().FindSession(ctx, s.ID)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -55,14 +57,14 @@ func seedSession(tb testing.TB, db *storage.DB, conversation string, turns, note
 func BenchmarkImproveOn10kTurns(b *testing.B) {
 	db := storagetest.SQLite(b)
 	seedSession(b, db, meg.ConversationID, 10_000, 0)
-	engine := tuning.NewEngine(db, tuning.Options{})
+	router := newRouter(db, tuning.NewService(db.Capture(), db.Tuning(), tuning.Options{}), nil)
 	ctx := context.Background()
-	msg := tuning.Message{Tester: meg, Text: "!improve tone: too formal, should be more conversational"}
+	msg := chat.Message{Tester: meg, Text: "!improve tone: too formal, should be more conversational"}
 	times := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for b.Loop() {
 		start := time.Now()
-		r, err := engine.Handle(ctx, msg)
+		r, err := router.Handle(ctx, msg)
 		times = append(times, time.Since(start))
 		if err != nil || !r.Ack {
 			b.Fatalf("%+v %v", r, err)
@@ -87,9 +89,9 @@ func BenchmarkExport100kTurns(b *testing.B) {
 				w := &heapWatcher{w: io.Discard}
 				var err error
 				if format == "csv" {
-					err = tuning.WriteCSV(ctx, w, db, s, "Bot")
+					err = tuning.WriteCSV(ctx, w, db.Tuning(), s, "Bot")
 				} else {
-					err = tuning.WriteJSON(ctx, w, db, s, time.Now())
+					err = tuning.WriteJSON(ctx, w, db.Tuning(), s, time.Now())
 				}
 				if err != nil {
 					b.Fatal(err)
@@ -134,9 +136,9 @@ func TestExportMemoryDoesNotGrowWithSession(t *testing.T) {
 		w := &heapWatcher{w: io.Discard}
 		var err error
 		if format == "csv" {
-			err = tuning.WriteCSV(context.Background(), w, db, s, "Bot")
+			err = tuning.WriteCSV(context.Background(), w, db.Tuning(), s, "Bot")
 		} else {
-			err = tuning.WriteJSON(context.Background(), w, db, s, time.Now())
+			err = tuning.WriteJSON(context.Background(), w, db.Tuning(), s, time.Now())
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -2,70 +2,54 @@ package tuning
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/chat"
 )
 
-func (e *Engine) registerBuiltins() {
-	e.Register(Command{Name: "improve", Args: "[<category>:] <note>", Writes: true,
+// Register adds the tuning commands to r.
+func (s *Service) Register(r *chat.Router) {
+	r.Register(chat.Command{Group: "Tuning", Name: "improve", Args: "[<category>:] <note>", Writes: true,
 		Summary: "attach a note to the latest response (categories: " + strings.Join(Categories, ", ") + ")",
-		Run:     e.improve})
-	e.Register(Command{Name: "print", Summary: "export this session as CSV", Run: e.print})
-	e.Register(Command{Name: "export-json", Summary: "export this session as JSON", Run: e.exportJSON})
-	e.Register(Command{Name: "reset", Aliases: []string{"restart"}, Writes: true,
-		Summary: "end this session and start a new one", Run: e.reset})
-	e.Register(Command{Name: "session", Aliases: []string{"session-summary"},
-		Summary: "show this session's turns, improvements and duration", Run: e.session})
-	e.Register(Command{Name: "sessions", Aliases: []string{"list-sessions"},
-		Summary: "list your recent sessions", Run: e.sessions})
-	e.Register(Command{Name: "resume", Args: "<session-id>", Writes: true,
-		Summary: "continue one of your earlier sessions", Run: e.resume})
-	e.Register(Command{Name: "help", Summary: "list the commands", Run: func(context.Context, Message, string) (Reply, error) {
-		return e.help(), nil
-	}})
+		Run: func(ctx context.Context, m chat.Message, args string) (chat.Reply, error) {
+			return s.improve(ctx, m, args, r.Usage("improve"))
+		}})
+	r.Register(chat.Command{Group: "Tuning", Name: "print", Summary: "export this session as CSV", Run: s.print})
+	r.Register(chat.Command{Group: "Tuning", Name: "export-json", Summary: "export this session as JSON", Run: s.exportJSON})
+	r.Register(chat.Command{Group: "Tuning", Name: "reset", Aliases: []string{"restart"}, Writes: true,
+		Summary: "end this session and start a new one", Run: s.reset})
+	r.Register(chat.Command{Group: "Tuning", Name: "session", Aliases: []string{"session-summary"},
+		Summary: "show this session's turns, improvements and duration", Run: s.session})
+	r.Register(chat.Command{Group: "Tuning", Name: "sessions", Aliases: []string{"list-sessions"},
+		Summary: "list your recent sessions", Run: s.listSessions})
+	r.Register(chat.Command{Group: "Tuning", Name: "resume", Args: "<session-id>", Writes: true,
+		Summary: "continue one of your earlier sessions",
+		Run: func(ctx context.Context, m chat.Message, args string) (chat.Reply, error) {
+			return s.resume(ctx, m, args, r.Usage("resume"))
+		}})
 }
 
-func (e *Engine) help() Reply {
-	var b strings.Builder
-	b.WriteString("**Tuning commands**\n")
-	for _, c := range e.order {
-		b.WriteString("- `!" + c.Name)
-		if c.Args != "" {
-			b.WriteString(" " + c.Args)
-		}
-		b.WriteString("`")
-		for _, a := range c.Aliases {
-			b.WriteString(" (or `!" + a + "`)")
-		}
-		b.WriteString(": " + c.Summary + "\n")
-	}
-	return Reply{Command: true, Text: strings.TrimRight(b.String(), "\n")}
-}
-
-func (e *Engine) usage(name string) string {
-	c := e.commands[name]
-	return fmt.Sprintf("Usage: `!%s %s`: %s.", c.Name, c.Args, c.Summary)
-}
-
-func (e *Engine) improve(ctx context.Context, m Message, args string) (Reply, error) {
+func (s *Service) improve(ctx context.Context, m chat.Message, args, usage string) (chat.Reply, error) {
 	category, note := ParseNote(args)
 	if note == "" {
-		return Reply{Text: e.usage("improve")}, nil
+		return chat.Reply{Text: usage}, nil
 	}
-	imp, err := e.store.AddImprovement(ctx, m.ConversationID, category, note)
-	if isNoTurn(err) {
-		return Reply{Text: NoResponseText}, nil
+	imp, err := s.store.AddImprovement(ctx, m.ConversationID, category, note)
+	if errors.Is(err, capture.ErrNoTurn) {
+		return chat.Reply{Text: NoResponseText}, nil
 	} else if err != nil {
-		return Reply{}, err
+		return chat.Reply{}, err
 	}
-	return Reply{Ack: true, SessionID: imp.SessionID}, nil
+	return chat.Reply{Ack: true, SessionID: imp.SessionID}, nil
 }
 
 // exportHeader is the session summary that opens !print and !export-json.
-func exportHeader(s *Session) string {
+func exportHeader(s *capture.Session) string {
 	return fmt.Sprintf("📊 **Session Export (Session ID: %s)**\nStarted: %s\nTurns: %d\nImprovements: %d\n",
 		s.ID, formatTime(s.Start), s.TotalTurns, s.TotalImprovements)
 }
@@ -74,57 +58,55 @@ func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05
 
 const printFooter = "\n**Copy the CSV above and paste into Claude Web Code to tune the master prompt.**"
 
-func (e *Engine) print(ctx context.Context, m Message, _ string) (Reply, error) {
-	return e.export(ctx, m, "csv", func(s *Session, buf *limitedBuffer) error {
-		return WriteCSV(ctx, buf, e.store, s, e.opts.AppName)
+func (s *Service) print(ctx context.Context, m chat.Message, _ string) (chat.Reply, error) {
+	return s.export(ctx, m, "csv", func(sess *capture.Session, buf *limitedBuffer) error {
+		return WriteCSV(ctx, buf, s.store, sess, s.opts.AppName)
 	}, printFooter)
 }
 
-func (e *Engine) exportJSON(ctx context.Context, m Message, _ string) (Reply, error) {
-	return e.export(ctx, m, "json", func(s *Session, buf *limitedBuffer) error {
-		return WriteJSON(ctx, buf, e.store, s, e.opts.Now())
+func (s *Service) exportJSON(ctx context.Context, m chat.Message, _ string) (chat.Reply, error) {
+	return s.export(ctx, m, "json", func(sess *capture.Session, buf *limitedBuffer) error {
+		return WriteJSON(ctx, buf, s.store, sess, s.opts.Now())
 	}, "")
 }
 
 // export renders the session into a fenced block, or into a download link when
 // the whole reply would not fit the transport's message limit.
-func (e *Engine) export(ctx context.Context, m Message, format string, write func(*Session, *limitedBuffer) error, footer string) (Reply, error) {
-	s, err := e.currentSession(ctx, m.ConversationID)
+func (s *Service) export(ctx context.Context, m chat.Message, format string, write func(*capture.Session, *limitedBuffer) error, footer string) (chat.Reply, error) {
+	sess, err := s.currentSession(ctx, m.ConversationID)
 	if err != nil {
-		return Reply{}, err
+		return chat.Reply{}, err
 	}
-	if s == nil || s.TotalTurns == 0 {
-		r := Reply{Text: EmptyPrintText}
-		if s != nil {
-			r.SessionID = s.ID
+	if sess == nil || sess.TotalTurns == 0 {
+		r := chat.Reply{Text: EmptyPrintText}
+		if sess != nil {
+			r.SessionID = sess.ID
 		}
 		return r, nil
 	}
-	head := exportHeader(s)
+	head := exportHeader(sess)
 	open, close := "\n```"+format+"\n", "```\n"
-	room := e.opts.MessageLimit - len(head) - len(open) - len(close) - len(footer)
+	room := s.opts.MessageLimit - len(head) - len(open) - len(close) - len(footer)
 	buf := &limitedBuffer{limit: max(room, 0)}
-	err = write(s, buf)
+	err = write(sess, buf)
 	if err == errTooLarge {
-		link := e.DownloadURL(s.ID, format)
+		link, err := s.opts.Links.ExportURL(ctx, sess.ID, format)
+		if err != nil {
+			return chat.Reply{}, err
+		}
 		text := head + fmt.Sprintf("\nThe %s is larger than a chat message can hold (%d KB). Download it here:\n%s",
-			strings.ToUpper(format), e.opts.MessageLimit/1024, link)
-		return Reply{Text: text, SessionID: s.ID}, nil
+			strings.ToUpper(format), s.opts.MessageLimit/1024, link)
+		return chat.Reply{Text: text, SessionID: sess.ID}, nil
 	} else if err != nil {
-		return Reply{}, err
+		return chat.Reply{}, err
 	}
-	return Reply{Text: head + open + string(buf.buf) + close + footer, SessionID: s.ID}, nil
+	return chat.Reply{Text: head + open + string(buf.buf) + close + footer, SessionID: sess.ID}, nil
 }
 
-// DownloadURL is where the web server serves a session's export in format.
-func (e *Engine) DownloadURL(sessionID, format string) string {
-	return e.opts.PublicURL + "/sessions/" + sessionID + "/export." + format
-}
-
-func (e *Engine) reset(ctx context.Context, m Message, _ string) (Reply, error) {
-	prev, next, err := e.store.ResetSession(ctx, m.Tester)
+func (s *Service) reset(ctx context.Context, m chat.Message, _ string) (chat.Reply, error) {
+	prev, next, err := s.sessions.ResetSession(ctx, m.Tester)
 	if err != nil {
-		return Reply{}, err
+		return chat.Reply{}, err
 	}
 	var b strings.Builder
 	b.WriteString("🔄 **Session Reset Complete**\n\n")
@@ -132,24 +114,24 @@ func (e *Engine) reset(ctx context.Context, m Message, _ string) (Reply, error) 
 		fmt.Fprintf(&b, "- Previous session (%s) ended and saved\n", prev.ID)
 	}
 	fmt.Fprintf(&b, "- New session (%s) started\n- Conversation history cleared\n\nReady to test! Ask me a question.", next.ID)
-	return Reply{Text: b.String(), SessionID: next.ID}, nil
+	return chat.Reply{Text: b.String(), SessionID: next.ID}, nil
 }
 
-func (e *Engine) session(ctx context.Context, m Message, _ string) (Reply, error) {
-	s, err := e.currentSession(ctx, m.ConversationID)
+func (s *Service) session(ctx context.Context, m chat.Message, _ string) (chat.Reply, error) {
+	sess, err := s.currentSession(ctx, m.ConversationID)
 	if err != nil {
-		return Reply{}, err
+		return chat.Reply{}, err
 	}
-	if s == nil {
-		return Reply{Text: "⚠️ No session yet. Ask me a question to start one."}, nil
+	if sess == nil {
+		return chat.Reply{Text: "⚠️ No session yet. Ask me a question to start one."}, nil
 	}
-	version := s.PromptVersion
+	version := sess.PromptVersion
 	if version == "" {
 		version = "(none)"
 	}
 	text := fmt.Sprintf("📋 **Current Session (Session ID: %s)**\nStarted: %s\nPrompt version: %s\nTurns: %d\nImprovements: %d\nDuration: %s",
-		s.ID, formatTime(s.Start), version, s.TotalTurns, s.TotalImprovements, formatDuration(s.Duration(e.opts.Now())))
-	return Reply{Text: text, SessionID: s.ID}, nil
+		sess.ID, formatTime(sess.Start), version, sess.TotalTurns, sess.TotalImprovements, formatDuration(sess.Duration(s.opts.Now())))
+	return chat.Reply{Text: text, SessionID: sess.ID}, nil
 }
 
 func formatDuration(d time.Duration) string {
@@ -162,29 +144,29 @@ func formatDuration(d time.Duration) string {
 // sessionsListed is how many sessions !sessions shows.
 const sessionsListed = 10
 
-func (e *Engine) sessions(ctx context.Context, m Message, _ string) (Reply, error) {
-	list, err := e.store.ListSessions(ctx, SessionFilter{TesterID: m.TesterID, Limit: sessionsListed})
+func (s *Service) listSessions(ctx context.Context, m chat.Message, _ string) (chat.Reply, error) {
+	list, err := s.sessions.ListSessions(ctx, capture.SessionFilter{TesterID: m.TesterID, Limit: sessionsListed})
 	if err != nil {
-		return Reply{}, err
+		return chat.Reply{}, err
 	}
 	if len(list) == 0 {
-		return Reply{Text: "You have no sessions yet. Ask me a question to start one."}, nil
+		return chat.Reply{Text: "You have no sessions yet. Ask me a question to start one."}, nil
 	}
-	current, err := e.currentSession(ctx, m.ConversationID)
+	current, err := s.currentSession(ctx, m.ConversationID)
 	if err != nil {
-		return Reply{}, err
+		return chat.Reply{}, err
 	}
 	var b strings.Builder
 	b.WriteString("🗂 **Your recent sessions**\n")
-	r := Reply{}
-	for _, s := range list {
+	r := chat.Reply{}
+	for _, sess := range list {
 		mark := ""
-		if current != nil && s.ID == current.ID {
-			mark, r.SessionID = " (current)", s.ID
+		if current != nil && sess.ID == current.ID {
+			mark, r.SessionID = " (current)", sess.ID
 		}
-		fmt.Fprintf(&b, "- `%s`%s: started %s, %d turns, %d improvements", s.ID, mark, formatTime(s.Start), s.TotalTurns, s.TotalImprovements)
-		if s.PromptVersion != "" {
-			fmt.Fprintf(&b, ", prompt %s", s.PromptVersion)
+		fmt.Fprintf(&b, "- `%s`%s: started %s, %d turns, %d improvements", sess.ID, mark, formatTime(sess.Start), sess.TotalTurns, sess.TotalImprovements)
+		if sess.PromptVersion != "" {
+			fmt.Fprintf(&b, ", prompt %s", sess.PromptVersion)
 		}
 		b.WriteString("\n")
 	}
@@ -193,17 +175,17 @@ func (e *Engine) sessions(ctx context.Context, m Message, _ string) (Reply, erro
 	return r, nil
 }
 
-func (e *Engine) resume(ctx context.Context, m Message, args string) (Reply, error) {
+func (s *Service) resume(ctx context.Context, m chat.Message, args, usage string) (chat.Reply, error) {
 	id := strings.TrimSpace(args)
 	if id == "" || strings.ContainsAny(id, " \n\t") {
-		return Reply{Text: e.usage("resume")}, nil
+		return chat.Reply{Text: usage}, nil
 	}
-	s, err := e.store.ResumeSession(ctx, m.Tester, id)
+	sess, err := s.sessions.ResumeSession(ctx, m.Tester, id)
 	if hone.ErrorCode(err) == hone.ENOTFOUND {
-		return Reply{Text: fmt.Sprintf("⚠️ You have no session %q. Use !sessions to list yours.", id)}, nil
+		return chat.Reply{Text: fmt.Sprintf("⚠️ You have no session %q. Use !sessions to list yours.", id)}, nil
 	} else if err != nil {
-		return Reply{}, err
+		return chat.Reply{}, err
 	}
-	return Reply{Text: fmt.Sprintf("▶️ Resumed session %s (%d turns, %d improvements). Its conversation history is back.",
-		s.ID, s.TotalTurns, s.TotalImprovements), SessionID: s.ID}, nil
+	return chat.Reply{Text: fmt.Sprintf("▶️ Resumed session %s (%d turns, %d improvements). Its conversation history is back.",
+		sess.ID, sess.TotalTurns, sess.TotalImprovements), SessionID: sess.ID}, nil
 }

@@ -13,40 +13,59 @@ import (
 	"time"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/storage/storagetest"
 	"github.com/honehq/hone/internal/tuning"
 )
 
-var meg = tuning.Tester{ConversationID: "conv-1", TesterID: "meg", TesterEmail: "meg@example.com"}
+var meg = capture.Tester{ConversationID: "conv-1", TesterID: "meg", TesterEmail: "meg@example.com"}
 
-type chat struct {
+// conv is a tester's conversation with the tuning commands over a database.
+type conv struct {
 	t      *testing.T
-	engine *tuning.Engine
+	router *chat.Router
+	svc    *tuning.Service
 	db     *storage.DB
-	tester tuning.Tester
+	tester capture.Tester
 }
 
-func newChat(t *testing.T, db *storage.DB, opts tuning.Options) *chat {
+// newRouter is the chat router with the tuning commands over svc.
+func newRouter(db *storage.DB, svc *tuning.Service, log *slog.Logger) *chat.Router {
+	r := chat.NewRouter(log, func(ctx context.Context, id string) (string, error) {
+		s, err := db.Capture().CurrentSession(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		return s.ID, nil
+	})
+	svc.Register(r)
+	return r
+}
+
+func newConv(t *testing.T, db *storage.DB, opts tuning.Options) *conv {
 	if opts.PublicURL == "" {
 		opts.PublicURL = "https://hone.example.com"
 	}
-	return &chat{t: t, engine: tuning.NewEngine(db, opts), db: db, tester: meg}
+	svc := tuning.NewService(db.Capture(), db.Tuning(), opts)
+	return &conv{t: t, router: newRouter(db, svc, nil), svc: svc, db: db, tester: meg}
 }
 
-func (c *chat) say(text string) tuning.Reply {
+func (c *conv) say(text string) chat.Reply {
 	c.t.Helper()
-	r, err := c.engine.Handle(context.Background(), tuning.Message{Tester: c.tester, Text: text})
+	r, err := c.router.Handle(context.Background(), chat.Message{Tester: c.tester, Text: text})
 	if err != nil {
 		c.t.Fatalf("%s: %v", text, err)
 	}
 	return r
 }
 
-func (c *chat) turn(user, response string) *tuning.Turn {
+func (c *conv) turn(user, response string) *capture.Turn {
 	c.t.Helper()
-	t, err := c.db.RecordTurn(context.Background(), tuning.TurnInput{ConversationID: c.tester.ConversationID,
-		TesterID: c.tester.TesterID, TesterEmail: c.tester.TesterEmail, UserMessage: user, Response: response})
+	t, _, err := capture.NewRecorder(c.db.Capture(), nil).Record(context.Background(), capture.TurnInput{
+		ConversationID: c.tester.ConversationID, TesterID: c.tester.TesterID, TesterEmail: c.tester.TesterEmail,
+		UserMessage: user, Response: response}, "")
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -54,7 +73,7 @@ func (c *chat) turn(user, response string) *tuning.Turn {
 }
 
 func TestImproveCommand(t *testing.T) {
-	c := newChat(t, storagetest.SQLite(t), tuning.Options{})
+	c := newConv(t, storagetest.SQLite(t), tuning.Options{})
 	if r := c.say("!improve This is feedback"); r.Text != tuning.NoResponseText || r.Ack || !r.Command {
 		t.Fatalf("before any turn: %+v", r)
 	}
@@ -79,12 +98,12 @@ func TestImproveCommand(t *testing.T) {
 			t.Errorf("%q: session %q, want %q", tt.text, r.SessionID, turn.SessionID)
 		}
 	}
-	s, _ := c.db.FindSession(context.Background(), turn.SessionID)
+	s, _ := c.db.Capture().FindSession(context.Background(), turn.SessionID)
 	if s.TotalImprovements != 3 {
 		t.Fatalf("total improvements = %d, want 3", s.TotalImprovements)
 	}
 	var notes []tuning.Improvement
-	c.db.EachTurn(context.Background(), s.ID, func(t *tuning.Turn) error { notes = t.Improvements; return nil })
+	c.db.Tuning().EachTurn(context.Background(), s.ID, func(t *tuning.Turn) error { notes = t.Improvements; return nil })
 	want := []tuning.Improvement{
 		{Note: "Should mention email option earlier in the response"},
 		{Category: "tone", Note: "Too formal, should be more conversational"},
@@ -98,7 +117,7 @@ func TestImproveCommand(t *testing.T) {
 }
 
 func TestNonCommandMessagesPassThrough(t *testing.T) {
-	c := newChat(t, storagetest.SQLite(t), tuning.Options{})
+	c := newConv(t, storagetest.SQLite(t), tuning.Options{})
 	for _, text := range []string{"hello", "what about !improve?", "!", "! not a command"} {
 		if r := c.say(text); r.Command || r.Text != "" {
 			t.Errorf("%q treated as a command: %+v", text, r)
@@ -108,7 +127,7 @@ func TestNonCommandMessagesPassThrough(t *testing.T) {
 	if r := c.say("plain"); r.SessionID != turn.SessionID {
 		t.Errorf("non-command reply does not name the session: %+v", r)
 	}
-	_, err := c.engine.Handle(context.Background(), tuning.Message{Tester: tuning.Tester{TesterID: "x"}, Text: "!help"})
+	_, err := c.router.Handle(context.Background(), chat.Message{Tester: capture.Tester{TesterID: "x"}, Text: "!help"})
 	if hone.ErrorField(err) != "conversation_id" {
 		t.Fatalf("missing conversation id: err = %v", err)
 	}
@@ -118,7 +137,7 @@ func TestPrintCommand(t *testing.T) {
 	at := time.Date(2025, 10, 24, 10, 0, 0, 0, time.UTC)
 	db := storagetest.SQLite(t)
 	db.Now = func() time.Time { at = at.Add(15 * time.Second); return at }
-	c := newChat(t, db, tuning.Options{AppName: "ERA"})
+	c := newConv(t, db, tuning.Options{AppName: "ERA"})
 	if r := c.say("!print"); r.Text != tuning.EmptyPrintText {
 		t.Fatalf("empty session: %q", r.Text)
 	}
@@ -127,7 +146,7 @@ func TestPrintCommand(t *testing.T) {
 	c.say("!improve Tone is too formal")
 	c.turn("I called them", "Good, next step...")
 	r := c.say("!print")
-	s, _ := c.db.CurrentSession(context.Background(), meg.ConversationID)
+	s, _ := c.db.Capture().CurrentSession(context.Background(), meg.ConversationID)
 	want := "📊 **Session Export (Session ID: " + s.ID + ")**\n" +
 		"Started: 2025-10-24 10:00:15\nTurns: 2\nImprovements: 2\n\n```csv\n" +
 		"Turn,User Message,ERA Response,Improvement Notes,Category,Objective Score,Subjective Score,Overall Score,Timestamp\n" +
@@ -147,7 +166,7 @@ func TestPrintCommand(t *testing.T) {
 }
 
 func TestPrintLinksWhenTooLargeForAMessage(t *testing.T) {
-	c := newChat(t, storagetest.SQLite(t), tuning.Options{MessageLimit: 2048})
+	c := newConv(t, storagetest.SQLite(t), tuning.Options{MessageLimit: 2048})
 	for i := range 40 {
 		c.turn(fmt.Sprint("question ", i), strings.Repeat("a long answer ", 10))
 	}
@@ -161,7 +180,7 @@ func TestPrintLinksWhenTooLargeForAMessage(t *testing.T) {
 			t.Fatalf("%s: %q does not summarise and link to %s", cmd, r.Text, link)
 		}
 	}
-	small := newChat(t, storagetest.SQLite(t), tuning.Options{MessageLimit: 2048})
+	small := newConv(t, storagetest.SQLite(t), tuning.Options{MessageLimit: 2048})
 	small.turn("q", "a")
 	if r := small.say("!print"); !strings.Contains(r.Text, "```csv\n") {
 		t.Fatalf("small session not inlined: %q", r.Text)
@@ -169,7 +188,7 @@ func TestPrintLinksWhenTooLargeForAMessage(t *testing.T) {
 }
 
 func TestExportJSONCommand(t *testing.T) {
-	c := newChat(t, storagetest.SQLite(t), tuning.Options{})
+	c := newConv(t, storagetest.SQLite(t), tuning.Options{})
 	c.turn("q1", "a1")
 	c.say("!improve clarity: shorter")
 	r := c.say("!export-json")
@@ -179,8 +198,8 @@ func TestExportJSONCommand(t *testing.T) {
 	}
 	body = body[:strings.LastIndex(body, "```")]
 	var doc struct {
-		Session tuning.Session `json:"session"`
-		Turns   []tuning.Turn  `json:"turns"`
+		Session capture.Session `json:"session"`
+		Turns   []tuning.Turn   `json:"turns"`
 	}
 	if err := json.Unmarshal([]byte(body), &doc); err != nil {
 		t.Fatalf("%v in %s", err, body)
@@ -191,10 +210,10 @@ func TestExportJSONCommand(t *testing.T) {
 }
 
 func TestResetCommand(t *testing.T) {
-	c := newChat(t, storagetest.SQLite(t), tuning.Options{})
+	c := newConv(t, storagetest.SQLite(t), tuning.Options{})
 	first := c.turn("q", "a")
 	for _, cmd := range []string{"!reset", "!restart"} {
-		prev, _ := c.db.CurrentSession(context.Background(), meg.ConversationID)
+		prev, _ := c.db.Capture().CurrentSession(context.Background(), meg.ConversationID)
 		r := c.say(cmd)
 		want := "🔄 **Session Reset Complete**\n\n- Previous session (" + prev.ID + ") ended and saved\n- New session (" +
 			r.SessionID + ") started\n- Conversation history cleared\n\nReady to test! Ask me a question."
@@ -205,7 +224,7 @@ func TestResetCommand(t *testing.T) {
 			t.Fatalf("%s kept the old turn for !improve: %q", cmd, r.Text)
 		}
 	}
-	old, _ := c.db.FindSession(context.Background(), first.SessionID)
+	old, _ := c.db.Capture().FindSession(context.Background(), first.SessionID)
 	if old.End == nil || old.TotalTurns != 1 {
 		t.Fatalf("old session = %+v", old)
 	}
@@ -215,7 +234,7 @@ func TestResetCommand(t *testing.T) {
 }
 
 func TestSessionCommands(t *testing.T) {
-	c := newChat(t, storagetest.SQLite(t), tuning.Options{})
+	c := newConv(t, storagetest.SQLite(t), tuning.Options{})
 	if r := c.say("!session"); !strings.Contains(r.Text, "No session yet") {
 		t.Fatalf("!session with none: %q", r.Text)
 	}
@@ -232,9 +251,9 @@ func TestSessionCommands(t *testing.T) {
 	}
 	second := c.say("!reset").SessionID
 	other := c.tester
-	c.tester = tuning.Tester{ConversationID: "conv-2", TesterID: "barry"}
+	c.tester = capture.Tester{ConversationID: "conv-2", TesterID: "barry"}
 	c.turn("barry's", "x")
-	barrys, _ := c.db.CurrentSession(context.Background(), "conv-2")
+	barrys, _ := c.db.Capture().CurrentSession(context.Background(), "conv-2")
 	c.tester = other
 	r = c.say("!list-sessions")
 	if !strings.Contains(r.Text, "`"+second+"` (current)") || !strings.Contains(r.Text, "`"+first.SessionID+"`") ||
@@ -257,7 +276,7 @@ func TestSessionCommands(t *testing.T) {
 }
 
 func TestHelpListsEveryCommand(t *testing.T) {
-	c := newChat(t, storagetest.SQLite(t), tuning.Options{})
+	c := newConv(t, storagetest.SQLite(t), tuning.Options{})
 	help := c.say("!help")
 	for _, name := range []string{"!improve", "!print", "!reset", "!restart", "!session", "!sessions", "!resume", "!export-json", "!help"} {
 		if !strings.Contains(help.Text, "`"+name) {
@@ -281,17 +300,24 @@ func (failingStore) AddImprovement(context.Context, string, string, string) (*tu
 	return nil, errDisk
 }
 
-func (failingStore) ResetSession(context.Context, tuning.Tester) (*tuning.Session, *tuning.Session, error) {
+// failingSessions fails every write of sessions.
+type failingSessions struct {
+	capture.Store
+}
+
+func (failingSessions) ResetSession(context.Context, capture.Tester) (*capture.Session, *capture.Session, error) {
 	return nil, nil, errDisk
 }
 
 func TestStorageFailureGivesTheSpecMessageAndLogs(t *testing.T) {
 	db := storagetest.SQLite(t)
 	var logs bytes.Buffer
-	engine := tuning.NewEngine(failingStore{db}, tuning.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	svc := tuning.NewService(failingSessions{db.Capture()}, failingStore{db.Tuning()}, tuning.Options{Logger: log})
+	router := newRouter(db, svc, log)
 	for _, text := range []string{"!improve tone: too formal", "!reset"} {
-		r, err := engine.Handle(context.Background(), tuning.Message{Tester: meg, Text: text})
-		if err != nil || r.Text != tuning.FailedSaveText || !r.Failed || r.Ack {
+		r, err := router.Handle(context.Background(), chat.Message{Tester: meg, Text: text})
+		if err != nil || r.Text != chat.FailedSaveText || !r.Failed || r.Ack {
 			t.Fatalf("%s: %+v, %v", text, r, err)
 		}
 	}
@@ -304,7 +330,7 @@ func TestStorageFailureGivesTheSpecMessageAndLogs(t *testing.T) {
 }
 
 func TestCSVRoundTripsAdversarialText(t *testing.T) {
-	c := newChat(t, storagetest.SQLite(t), tuning.Options{})
+	c := newConv(t, storagetest.SQLite(t), tuning.Options{})
 	type row struct{ user, response, note, category string }
 	rows := []row{
 		{`He said "I quit", then left`, "Line one\nLine two\n\nline three", `note with "quotes", commas`, "tone"},
@@ -317,9 +343,9 @@ func TestCSVRoundTripsAdversarialText(t *testing.T) {
 		c.say("!improve " + r.category + ": " + r.note)
 	}
 	c.turn("no notes", "plain")
-	s, _ := c.db.CurrentSession(context.Background(), meg.ConversationID)
+	s, _ := c.db.Capture().CurrentSession(context.Background(), meg.ConversationID)
 	var buf bytes.Buffer
-	if err := tuning.WriteCSV(context.Background(), &buf, c.db, s, "Bot"); err != nil {
+	if err := tuning.WriteCSV(context.Background(), &buf, c.db.Tuning(), s, "Bot"); err != nil {
 		t.Fatal(err)
 	}
 	records, err := csv.NewReader(&buf).ReadAll()

@@ -1,6 +1,7 @@
 package tuning
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -8,6 +9,10 @@ import (
 	"io"
 	"strconv"
 	"time"
+	"unicode/utf8"
+
+	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/capture"
 )
 
 // TimestampFormat is the ISO 8601 form timestamps take in exports.
@@ -40,7 +45,8 @@ const flushEvery = 256
 
 // WriteCSV writes the session's turns as CSV: one row per improvement with the
 // turn repeated, one row with empty note and category for a turn without any.
-func WriteCSV(ctx context.Context, w io.Writer, store Store, s *Session, appName string) error {
+// The CSV is valid UTF-8 whatever the database holds.
+func WriteCSV(ctx context.Context, w io.Writer, store Store, s *capture.Session, appName string) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader(appName)); err != nil {
 		return err
@@ -49,8 +55,8 @@ func WriteCSV(ctx context.Context, w io.Writer, store Store, s *Session, appName
 	row := make([]string, 9)
 	err := store.EachTurn(ctx, s.ID, func(t *Turn) error {
 		row[0] = strconv.Itoa(t.Number)
-		row[1] = t.UserMessage
-		row[2] = t.Response
+		row[1] = hone.CleanText(t.UserMessage)
+		row[2] = hone.CleanText(t.Response)
 		row[5], row[6], row[7] = FormatScore(t.ObjectiveScore), FormatScore(t.SubjectiveScore), FormatScore(t.OverallScore)
 		row[8] = t.Timestamp.UTC().Format(TimestampFormat)
 		if len(t.Improvements) == 0 {
@@ -60,7 +66,7 @@ func WriteCSV(ctx context.Context, w io.Writer, store Store, s *Session, appName
 			}
 		}
 		for _, imp := range t.Improvements {
-			row[3], row[4] = imp.Note, imp.Category
+			row[3], row[4] = hone.CleanText(imp.Note), hone.CleanText(imp.Category)
 			if err := cw.Write(row); err != nil {
 				return err
 			}
@@ -83,13 +89,14 @@ func WriteCSV(ctx context.Context, w io.Writer, store Store, s *Session, appName
 
 // jsonSession is the session part of a JSON export.
 type jsonSession struct {
-	*Session
+	*capture.Session
 	DurationSeconds float64 `json:"duration_seconds"`
 }
 
 // WriteJSON writes the session and all its turns with their improvements as
 // one JSON object, {"session": {...}, "turns": [...]}, streamed turn by turn.
-func WriteJSON(ctx context.Context, w io.Writer, store Store, s *Session, now time.Time) error {
+// The JSON is valid UTF-8 whatever the database holds.
+func WriteJSON(ctx context.Context, w io.Writer, store Store, s *capture.Session, now time.Time) error {
 	head, err := json.Marshal(jsonSession{Session: s, DurationSeconds: s.Duration(now).Seconds()})
 	if err != nil {
 		return err
@@ -114,6 +121,9 @@ func WriteJSON(ctx context.Context, w io.Writer, store Store, s *Session, now ti
 		b, err := json.Marshal(t)
 		if err != nil {
 			return err
+		}
+		if !utf8.Valid(b) {
+			b = bytes.ToValidUTF8(b, []byte(hone.Replacement))
 		}
 		if n > 0 {
 			if _, err := io.WriteString(w, ","); err != nil {
@@ -146,4 +156,33 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	}
 	b.buf = append(b.buf, p...)
 	return len(p), nil
+}
+
+// Export is a session's export, ready to be written.
+type Export struct {
+	Filename    string
+	ContentType string
+	// Write streams the export.
+	Write func(w io.Writer) error
+}
+
+// Export returns the export of session id in format, csv or json; an
+// ENOTFOUND error for an unknown session or format.
+func (s *Service) Export(ctx context.Context, id, format string) (*Export, error) {
+	if format != "csv" && format != "json" {
+		return nil, hone.Errorf(hone.ENOTFOUND, "no export format %q: use csv or json", format)
+	}
+	sess, err := s.sessions.FindSession(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	e := &Export{Filename: "hone-session-" + sess.ID + "." + format}
+	if format == "csv" {
+		e.ContentType = "text/csv; charset=utf-8"
+		e.Write = func(w io.Writer) error { return WriteCSV(ctx, w, s.store, sess, s.opts.AppName) }
+	} else {
+		e.ContentType = "application/json"
+		e.Write = func(w io.Writer) error { return WriteJSON(ctx, w, s.store, sess, s.opts.Now()) }
+	}
+	return e, nil
 }

@@ -21,14 +21,3 @@ func TestParseNote(t *testing.T) {
 		}
 	}
 }
-
-func TestIsCommand(t *testing.T) {
-	for in, want := range map[string]bool{
-		"!improve x": true, "  !print": true, "!Reset": true, "!": false, "! improve": false,
-		"!!": false, "hello !print": false, "!1": false, "": false,
-	} {
-		if got := IsCommand(in); got != want {
-			t.Errorf("IsCommand(%q) = %v, want %v", in, got, want)
-		}
-	}
-}

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"html/template"
@@ -10,24 +9,17 @@ import (
 	"time"
 
 	"github.com/honehq/hone"
-	"github.com/honehq/hone/internal/api"
+	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/gateway"
 	"github.com/honehq/hone/internal/llm"
-	"github.com/honehq/hone/internal/tuning"
+	"github.com/honehq/hone/internal/server"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer/html"
 )
 
-// Cookies and header of the web chat.
-const (
-	// TesterCookie holds the browser's random tester id.
-	TesterCookie = "hone_tester"
-	// CSRFCookie holds the token a message must repeat in CSRFHeader.
-	CSRFCookie = "hone_csrf"
-	// CSRFHeader carries the page's CSRF token on POST /chat/messages.
-	CSRFHeader = "X-CSRF-Token"
-)
+// TesterCookie holds the browser's random tester id in the web chat.
+const TesterCookie = "hone_tester"
 
 // PromptHelp tells a user how to give the web chat a prompt file.
 const PromptHelp = `The chat needs the system prompt file the model answers under. Set:
@@ -42,11 +34,8 @@ or pass it to the server, once per file:
 
 const (
 	testerIDLength = 16
-	csrfLength     = 32
 	// chatHistoryTurns is how many of the session's turns the page shows.
 	chatHistoryTurns = 20
-	// maxChatBody bounds POST /chat/messages: the longest message, escaped.
-	maxChatBody = 2*tuning.MaxTextLength + 4096
 )
 
 // chatCSP keeps the chat page to its own scripts, styles and connections.
@@ -59,9 +48,9 @@ var markdown = goldmark.New(
 	goldmark.WithRendererOptions(html.WithHardWraps()),
 )
 
-// chat is the web chat's set-up: one entry per prompt file, and why it
+// chatSetup is the web chat's set-up: one entry per prompt file, and why it
 // cannot answer when it cannot.
-type chat struct {
+type chatSetup struct {
 	prompts []*chatPrompt
 	byName  map[string]*chatPrompt
 	// llmErr says why there is no LLM to answer; llmHelp how to set one up.
@@ -77,10 +66,10 @@ type chatPrompt struct {
 	g    *gateway.Gateway
 }
 
-func (c *chat) ready() bool { return c.llmErr == nil && !c.noPrompts }
+func (c *chatSetup) ready() bool { return c.llmErr == nil && !c.noPrompts }
 
 // message says what to set before the chat can work.
-func (c *chat) message() string {
+func (c *chatSetup) message() string {
 	var parts []string
 	if c.llmErr != nil {
 		parts = append(parts, hone.ErrorMessage(c.llmErr)+"\n\n"+c.llmHelp)
@@ -91,22 +80,12 @@ func (c *chat) message() string {
 	return strings.Join(parts, "\n")
 }
 
-func (u *UI) registerChat() error {
-	if err := u.Page("chat", assets, "templates/chat.html"); err != nil {
-		return err
-	}
-	u.EnableChat(nil, nil, nil)
-	u.mux.HandleFunc("GET /chat", u.showChat)
-	u.mux.HandleFunc("POST /chat/messages", u.postChatMessage)
-	return nil
-}
-
 // EnableChat sets up the chat at /chat: one conversation per prompt file,
 // answered by client. When client is nil, llmErr says why (nil means the LLM
 // is not configured at all), and the page and POST /chat/messages say which
 // variables to set. Call it before serving.
 func (u *UI) EnableChat(client *llm.Client, prompts []*gateway.Prompt, llmErr error) {
-	c := &chat{byName: map[string]*chatPrompt{}, llmHelp: llm.ConfigHelp, noPrompts: len(prompts) == 0}
+	c := &chatSetup{byName: map[string]*chatPrompt{}, llmHelp: llm.ConfigHelp, noPrompts: len(prompts) == 0}
 	if client == nil {
 		c.llmErr = llmErr
 		if c.llmErr == nil {
@@ -119,7 +98,7 @@ func (u *UI) EnableChat(client *llm.Client, prompts []*gateway.Prompt, llmErr er
 			cp.Name = p.Path()
 		}
 		if client != nil {
-			cp.g = gateway.New(u.Engine, client, p, u.Logger)
+			cp.g = gateway.New(u.Turns, u.Chat, client, p, u.Logger)
 		}
 		c.prompts = append(c.prompts, cp)
 		c.byName[cp.Name] = cp
@@ -133,11 +112,11 @@ type chatTurn struct {
 	Response template.HTML
 }
 
-func (u *UI) showChat(w http.ResponseWriter, r *http.Request) {
+func (u *UI) showChat(w http.ResponseWriter, r *http.Request) error {
 	c := u.chat
 	w.Header().Set("Content-Security-Policy", chatCSP)
 	w.Header().Set("Cache-Control", "no-store")
-	data := map[string]any{"Title": "Chat", "CSRF": csrfToken(w, r), "AppName": u.Engine.AppName()}
+	data := map[string]any{"Title": "Chat", "AppName": u.Tuning.AppName()}
 	if !c.ready() {
 		data["LLMError"], data["LLMHelp"], data["PromptHelp"] = "", "", ""
 		if c.llmErr != nil {
@@ -147,25 +126,22 @@ func (u *UI) showChat(w http.ResponseWriter, r *http.Request) {
 			data["PromptHelp"] = PromptHelp
 		}
 		u.Render(w, r, http.StatusOK, "chat", data)
-		return
+		return nil
 	}
 	p := c.prompts[0]
 	if name := r.URL.Query().Get("prompt"); name != "" {
 		if p = c.byName[name]; p == nil {
-			u.Error(w, r, hone.Errorf(hone.ENOTFOUND, "no prompt file %q: the server offers %s", name, c.names()))
-			return
+			return hone.Errorf(hone.ENOTFOUND, "no prompt file %q: the server offers %s", name, c.names())
 		}
 	}
 	tester := chatTester(testerID(w, r), p.Name)
 	s, err := p.g.Open(r.Context(), tester)
 	if err != nil {
-		u.Error(w, r, err)
-		return
+		return err
 	}
-	turns, err := u.Engine.Store().RecentTurns(r.Context(), s.ID, chatHistoryTurns)
+	turns, err := u.Sessions.RecentTurns(r.Context(), s.ID, chatHistoryTurns)
 	if err != nil {
-		u.Error(w, r, err)
-		return
+		return err
 	}
 	shown := make([]chatTurn, len(turns))
 	for i, t := range turns {
@@ -175,9 +151,10 @@ func (u *UI) showChat(w http.ResponseWriter, r *http.Request) {
 	data["Ready"], data["Prompts"], data["Current"] = true, c.prompts, p.Name
 	data["SessionID"], data["Version"], data["Turns"] = s.ID, version, shown
 	u.Render(w, r, http.StatusOK, "chat", data)
+	return nil
 }
 
-func (c *chat) names() string {
+func (c *chatSetup) names() string {
 	names := make([]string, len(c.prompts))
 	for i, p := range c.prompts {
 		names[i] = p.Name
@@ -194,65 +171,47 @@ type chatReply struct {
 	Failed    bool   `json:"failed"`
 }
 
-var crossOrigin = http.NewCrossOriginProtection()
-
-func (u *UI) postChatMessage(w http.ResponseWriter, r *http.Request) {
-	if err := crossOrigin.Check(r); err != nil {
-		writeChatError(w, http.StatusForbidden, hone.Errorf(hone.EUNAUTHORIZED, "cross-origin requests are not allowed"))
-		return
-	}
-	if !validCSRF(r) {
-		writeChatError(w, http.StatusForbidden, hone.Errorf(hone.EUNAUTHORIZED, "the page's security token is missing or stale: reload the page"))
-		return
-	}
+func (u *UI) postChatMessage(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "no-store")
 	c := u.chat
 	if !c.ready() {
-		writeChatError(w, http.StatusServiceUnavailable, hone.Errorf(hone.EUNAVAILABLE, "%s", c.message()))
-		return
+		return hone.Errorf(hone.EUNAVAILABLE, "%s", c.message())
 	}
 	cookie, err := r.Cookie(TesterCookie)
 	if err != nil || !validID(cookie.Value, testerIDLength) {
-		writeChatError(w, http.StatusForbidden, hone.Errorf(hone.EUNAUTHORIZED, "no tester cookie: reload the page"))
-		return
+		return hone.Errorf(hone.EFORBIDDEN, "no tester cookie: reload the page")
 	}
 	var in struct {
 		Prompt string `json:"prompt"`
 		Text   string `json:"text"`
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxChatBody))
+	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			writeChatError(w, http.StatusRequestEntityTooLarge, hone.Errorf(hone.ETOOLARGE, "the message is too long"))
-			return
+			return hone.Errorf(hone.ETOOLARGE, "the message is too long")
 		}
-		writeChatError(w, http.StatusBadRequest, hone.Errorf(hone.EINVALID, "the body must be JSON {\"prompt\": …, \"text\": …}"))
-		return
+		return hone.Errorf(hone.EINVALID, "the body must be JSON {\"prompt\": …, \"text\": …}")
 	}
 	p := c.byName[in.Prompt]
 	if p == nil {
-		writeChatError(w, http.StatusNotFound, hone.Errorf(hone.ENOTFOUND, "no prompt file %q: the server offers %s", in.Prompt, c.names()))
-		return
+		return hone.Errorf(hone.ENOTFOUND, "no prompt file %q: the server offers %s", in.Prompt, c.names())
 	}
 	reply, err := p.g.Send(r.Context(), chatTester(cookie.Value, p.Name), in.Text, nil)
 	if err != nil {
-		status := api.Status(err)
-		if status >= 500 {
-			u.Logger.ErrorContext(r.Context(), "web chat message failed", "prompt", p.Name, "err", err)
-		}
-		writeChatError(w, status, err)
-		return
+		return err
 	}
 	out := chatReply{Command: reply.Command, Ack: reply.Ack, SessionID: reply.SessionID, Failed: reply.Failed}
 	if reply.Text != "" {
 		out.ReplyHTML = string(renderMarkdown(reply.Text))
 	}
-	writeChatJSON(w, http.StatusOK, out)
+	server.WriteJSON(w, http.StatusOK, out)
+	return nil
 }
 
-func chatTester(id, prompt string) tuning.Tester {
-	return tuning.Tester{ConversationID: "web:" + id + ":" + prompt, TesterID: "web:" + id}
+func chatTester(id, prompt string) capture.Tester {
+	return capture.Tester{ConversationID: "web:" + id + ":" + prompt, TesterID: "web:" + id}
 }
 
 // testerID returns the browser's tester id, giving it one when it has none.
@@ -266,55 +225,10 @@ func testerID(w http.ResponseWriter, r *http.Request) string {
 	return id
 }
 
-// csrfToken returns the browser's CSRF token, giving it one when it has none.
-func csrfToken(w http.ResponseWriter, r *http.Request) string {
-	if c, err := r.Cookie(CSRFCookie); err == nil && validID(c.Value, csrfLength) {
-		return c.Value
-	}
-	token := hone.NewID(csrfLength)
-	http.SetCookie(w, &http.Cookie{Name: CSRFCookie, Value: token, Path: "/chat",
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
-	return token
-}
-
-func validCSRF(r *http.Request) bool {
-	c, err := r.Cookie(CSRFCookie)
-	if err != nil || !validID(c.Value, csrfLength) {
-		return false
-	}
-	return subtle.ConstantTimeCompare([]byte(c.Value), []byte(r.Header.Get(CSRFHeader))) == 1
-}
-
-// validID reports whether s looks like an id of hone.NewID(n).
-func validID(s string, n int) bool {
-	if len(s) != n {
-		return false
-	}
-	for _, r := range s {
-		if (r < 'a' || r > 'z') && (r < '0' || r > '9') {
-			return false
-		}
-	}
-	return true
-}
-
 func renderMarkdown(text string) template.HTML {
 	var b strings.Builder
 	if err := markdown.Convert([]byte(text), &b); err != nil {
 		return template.HTML("<p>" + template.HTMLEscapeString(text) + "</p>")
 	}
 	return template.HTML(b.String())
-}
-
-func writeChatError(w http.ResponseWriter, status int, err error) {
-	writeChatJSON(w, status, api.ErrorBody{Error: api.ErrorDetail{Code: hone.ErrorCode(err), Field: hone.ErrorField(err), Message: hone.ErrorMessage(err)}})
-}
-
-func writeChatJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
 }

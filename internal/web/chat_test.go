@@ -99,7 +99,7 @@ func TestBrowserChat(t *testing.T) {
 			t.Errorf("prompt choices = %q, want [MASTER_PROMPT.md]", got)
 		}
 		opened := b.Text("#session-id")
-		if s, err := a.DB.FindSession(context.Background(), opened); err != nil || !strings.HasPrefix(s.TesterID, "web:") || s.TotalTurns != 0 {
+		if s, err := a.DB.Capture().FindSession(context.Background(), opened); err != nil || !strings.HasPrefix(s.TesterID, "web:") || s.TotalTurns != 0 {
 			t.Fatalf("the page shows session %q: %+v, %v", opened, s, err)
 		}
 
@@ -132,7 +132,7 @@ func TestBrowserChat(t *testing.T) {
 		if got := b.Text("#messages .chat-msg.bot .reaction"); got != "👍" {
 			t.Errorf("reaction = %q, want 👍", got)
 		}
-		turns, err := a.DB.ListTurns(context.Background(), opened, 1, 10)
+		turns, err := a.DB.Tuning().ListTurns(context.Background(), opened, 1, 10)
 		if err != nil || len(turns) != 1 || len(turns[0].Improvements) != 1 ||
 			turns[0].Improvements[0].Note != "too formal" || turns[0].Improvements[0].Category != "tone" {
 			t.Fatalf("stored turns %+v, %v", turns, err)
@@ -189,7 +189,7 @@ func TestBrowserChatModelErrorKeepsTheSession(t *testing.T) {
 	if got := b.Text("#session-id"); got != opened {
 		t.Errorf("session = %q, want %q", got, opened)
 	}
-	s, err := a.DB.FindSession(context.Background(), opened)
+	s, err := a.DB.Capture().FindSession(context.Background(), opened)
 	if err != nil || s.TotalTurns != 2 {
 		t.Fatalf("session %+v, %v", s, err)
 	}

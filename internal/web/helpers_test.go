@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/honehq/hone/internal/app"
+	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/config"
 	"github.com/honehq/hone/internal/storage/storagetest"
-	"github.com/honehq/hone/internal/tuning"
 )
 
 // testApp is the whole hone program over a real database, with a clock the
@@ -70,9 +70,9 @@ func (a *testApp) at(hms string) {
 	a.clock = tm
 }
 
-func (a *testApp) turn(in tuning.TurnInput) *tuning.Turn {
+func (a *testApp) turn(in capture.TurnInput) *capture.Turn {
 	a.t.Helper()
-	tr, err := a.DB.RecordTurn(context.Background(), in)
+	tr, _, err := capture.NewRecorder(a.DB.Capture(), nil).Record(context.Background(), in, "")
 	if err != nil {
 		a.t.Fatalf("record turn: %v", err)
 	}
@@ -81,7 +81,7 @@ func (a *testApp) turn(in tuning.TurnInput) *tuning.Turn {
 
 func (a *testApp) note(conversationID, category, note string) {
 	a.t.Helper()
-	if _, err := a.DB.AddImprovement(context.Background(), conversationID, category, note); err != nil {
+	if _, err := a.DB.Tuning().AddImprovement(context.Background(), conversationID, category, note); err != nil {
 		a.t.Fatalf("add improvement: %v", err)
 	}
 }
@@ -112,7 +112,7 @@ type seeded struct {
 func (a *testApp) seed() seeded {
 	a.t.Helper()
 	var s seeded
-	alice := tuning.TurnInput{ConversationID: "conv-alice", TesterID: "alice", TesterEmail: "alice@example.com",
+	alice := capture.TurnInput{ConversationID: "conv-alice", TesterID: "alice", TesterEmail: "alice@example.com",
 		PromptVersion: "v1.0", Branch: "main"}
 	a.at("09:00:00")
 	in := alice
@@ -130,7 +130,7 @@ func (a *testApp) seed() seeded {
 	a.note("conv-alice", "clarity", noteAcro)
 
 	a.at("10:15:00")
-	s.bob = a.turn(tuning.TurnInput{ConversationID: "conv-bob", TesterID: "bob", PromptVersion: "v2.0",
+	s.bob = a.turn(capture.TurnInput{ConversationID: "conv-bob", TesterID: "bob", PromptVersion: "v2.0",
 		UserMessage: "Ping", Response: "Pong"}).SessionID
 
 	a.at("11:00:00")

@@ -106,20 +106,14 @@ func versionLabel(v string) string {
 	return v
 }
 
-// EnableMetrics serves the metrics page at /metrics.
-func (u *UI) EnableMetrics(s *scoring.Service) error {
-	if err := u.Page("metrics", assets, "templates/metrics.html"); err != nil {
+// metricsPage charts the mean scores per prompt version.
+func (u *UI) metricsPage(w http.ResponseWriter, r *http.Request) error {
+	vs, err := u.Scoring.Store.VersionSummaries(r.Context())
+	if err != nil {
 		return err
 	}
-	u.mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
-		vs, err := s.Store.VersionSummaries(r.Context())
-		if err != nil {
-			u.Error(w, r, err)
-			return
-		}
-		u.Render(w, r, http.StatusOK, "metrics", map[string]any{
-			"Title": "Metrics", "Versions": vs, "Chart": newChart(vs), "Now": time.Now(),
-		})
+	u.Render(w, r, http.StatusOK, "metrics", map[string]any{
+		"Title": "Metrics", "Versions": vs, "Chart": newChart(vs), "Now": time.Now(),
 	})
 	return nil
 }

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"github.com/honehq/hone/internal/capture"
 	"net/http"
 	"slices"
 	"strings"
@@ -11,18 +12,17 @@ import (
 	"github.com/honehq/hone/internal/browsertest"
 	"github.com/honehq/hone/internal/metrics"
 	"github.com/honehq/hone/internal/scoring"
-	"github.com/honehq/hone/internal/tuning"
 )
 
 const scoredResponse = "Got it — that's a difficult situation. Per our No Call No Show policy, employees who miss three consecutive shifts are considered to have resigned. Here's what I recommend: 1. Document each absence. 2. Try to reach the employee by phone today."
 
 // seedScored records measured turns of v1 (scored 5 and 4) and v2 (one
 // turn scored 2, one unscored) and returns v1's session and first turn.
-func (a *testApp) seedScored() (string, *tuning.Turn, float64) {
+func (a *testApp) seedScored() (string, *capture.Turn, float64) {
 	a.t.Helper()
 	ctx := context.Background()
 	ms := 900.0
-	var first *tuning.Turn
+	var first *capture.Turn
 	for i, v := range []struct {
 		version, at string
 		scores      []map[string]int
@@ -32,9 +32,9 @@ func (a *testApp) seedScored() (string, *tuning.Turn, float64) {
 	} {
 		a.at(v.at)
 		for j, sc := range v.scores {
-			tr, err := a.Engine.RecordTurn(ctx, tuning.TurnInput{ConversationID: fmt.Sprintf("m%d", i), TesterID: "meg",
+			tr, _, err := a.Turns.Record(ctx, capture.TurnInput{ConversationID: fmt.Sprintf("m%d", i), TesterID: "meg",
 				UserMessage: fmt.Sprintf("What is the attendance policy? %d", j), Response: scoredResponse,
-				PromptVersion: v.version, ProcessingTimeMS: &ms})
+				PromptVersion: v.version, ProcessingTimeMS: &ms}, "")
 			if err != nil {
 				a.t.Fatal(err)
 			}

@@ -4,7 +4,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/honehq/hone/internal/tuning"
+	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/server"
 )
 
 // sessionsPerPage is how many sessions the list shows at once.
@@ -13,14 +14,13 @@ const sessionsPerPage = 50
 // turnsPerPage is how many turns a session page shows at once.
 const turnsPerPage = 100
 
-func (u *UI) listSessions(w http.ResponseWriter, r *http.Request) {
+func (u *UI) listSessions(w http.ResponseWriter, r *http.Request) error {
 	page := pageParam(r)
 	tester := r.URL.Query().Get("tester")
-	list, err := u.Engine.Store().ListSessions(r.Context(), tuning.SessionFilter{
+	list, err := u.Sessions.ListSessions(r.Context(), capture.SessionFilter{
 		TesterID: tester, Offset: (page - 1) * sessionsPerPage, Limit: sessionsPerPage + 1})
 	if err != nil {
-		u.Error(w, r, err)
-		return
+		return err
 	}
 	more := len(list) > sessionsPerPage
 	if more {
@@ -29,26 +29,38 @@ func (u *UI) listSessions(w http.ResponseWriter, r *http.Request) {
 	u.Render(w, r, http.StatusOK, "sessions", map[string]any{
 		"Title": "Sessions", "Sessions": list, "Tester": tester, "Page": page, "More": more,
 	})
+	return nil
 }
 
-func (u *UI) showSession(w http.ResponseWriter, r *http.Request) {
+func (u *UI) showSession(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	s, err := u.Engine.Store().FindSession(ctx, r.PathValue("id"))
+	s, err := u.Sessions.FindSession(ctx, r.PathValue("id"))
 	if err != nil {
-		u.Error(w, r, err)
-		return
+		return err
 	}
 	page := pageParam(r)
-	turns, err := u.Engine.Store().ListTurns(ctx, s.ID, (page-1)*turnsPerPage+1, turnsPerPage)
+	turns, err := u.Tuning.Store().ListTurns(ctx, s.ID, (page-1)*turnsPerPage+1, turnsPerPage)
 	if err != nil {
-		u.Error(w, r, err)
-		return
+		return err
 	}
 	u.Render(w, r, http.StatusOK, "session", map[string]any{
 		"Title": "Session " + s.ID, "Session": s, "Turns": turns, "Page": page,
-		"More": page*turnsPerPage < s.TotalTurns, "AppName": u.Engine.AppName(),
-		"Duration": s.Duration(u.Engine.Now()).Round(1e9).String(),
+		"More": page*turnsPerPage < s.TotalTurns, "AppName": u.Tuning.AppName(),
+		"Duration": s.Duration(u.Tuning.Now()).Round(1e9).String(),
 	})
+	return nil
+}
+
+func (u *UI) exportCSV(w http.ResponseWriter, r *http.Request) error { return u.export(w, r, "csv") }
+
+func (u *UI) exportJSON(w http.ResponseWriter, r *http.Request) error { return u.export(w, r, "json") }
+
+func (u *UI) export(w http.ResponseWriter, r *http.Request, format string) error {
+	e, err := u.Tuning.Export(r.Context(), r.PathValue("id"), format)
+	if err != nil {
+		return err
+	}
+	return server.Download(w, e.Filename, e.ContentType, e.Write)
 }
 
 func pageParam(r *http.Request) int {

@@ -2,13 +2,13 @@ package web_test
 
 import (
 	"fmt"
+	"github.com/honehq/hone/internal/capture"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/honehq/hone/internal/tuning"
 )
 
 func TestSessionListTesterFilter(t *testing.T) {
@@ -73,12 +73,12 @@ func TestSessionListPagination(t *testing.T) {
 		var ids []string
 		for i := range sessions {
 			a.clock = time.Date(2025, 3, 1, 8, i, 0, 0, time.UTC)
-			tr := a.turn(tuning.TurnInput{ConversationID: "conv-pager", TesterID: tester,
+			tr := a.turn(capture.TurnInput{ConversationID: "conv-pager", TesterID: tester,
 				PromptVersion: fmt.Sprintf("p%02d", i+1), UserMessage: "hi", Response: "hello"})
 			ids = append(ids, tr.SessionID)
 		}
 		a.at("07:00:00")
-		other := a.turn(tuning.TurnInput{ConversationID: "conv-other", TesterID: "other", UserMessage: "hi", Response: "hello"}).SessionID
+		other := a.turn(capture.TurnInput{ConversationID: "conv-other", TesterID: "other", UserMessage: "hi", Response: "hello"}).SessionID
 		a.listen()
 		newestFirst := slices.Clone(ids)
 		slices.Reverse(newestFirst)

@@ -1,97 +1,84 @@
 // Package web serves hone's server-rendered UI: the sessions list, each
-// session's turns and notes, and the downloads. Templates and static assets
-// are embedded in the binary.
+// session's turns and notes, the downloads, the metrics page, the chat and
+// sign-in. Templates and static assets are embedded in the binary. routes.go
+// is its route table.
 package web
 
 import (
+	"context"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/honehq/hone"
-	"github.com/honehq/hone/internal/api"
+	"github.com/honehq/hone/internal/auth"
+	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/scoring"
+	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/tuning"
 )
 
 //go:embed templates static
 var assets embed.FS
 
-// UI is the web interface. Later capabilities add pages with Handle and Page.
+// UI is the web interface over the domain services.
 type UI struct {
-	Engine *tuning.Engine
+	Sessions capture.Store
+	Turns    *capture.Recorder
+	Chat     *chat.Router
+	Tuning   *tuning.Service
+	Scoring  *scoring.Service
+	Auth     *auth.Auth
+	// Health checks that the database takes writes, for /healthz.
+	Health func(ctx context.Context) error
 	Logger *slog.Logger
 
-	mux       *http.ServeMux
 	pages     map[string]*template.Template
 	staticSum string
-	chat      *chat
+	chat      *chatSetup
+	static    http.Handler
 }
 
-// New returns the UI with its pages registered.
-func New(engine *tuning.Engine, log *slog.Logger) (*UI, error) {
-	if log == nil {
-		log = slog.Default()
+// pageNames are the pages the UI renders.
+var pageNames = []string{"sessions", "session", "metrics", "chat", "signin", "error"}
+
+// New returns the UI; its chat says what to set until EnableChat is called.
+func New(u *UI) (*UI, error) {
+	if u.Logger == nil {
+		u.Logger = slog.Default()
 	}
-	u := &UI{Engine: engine, Logger: log, mux: http.NewServeMux(), pages: map[string]*template.Template{}}
+	u.pages = map[string]*template.Template{}
 	if err := u.hashStatic(); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"sessions", "session", "error"} {
-		if err := u.Page(name, assets, "templates/"+name+".html"); err != nil {
-			return nil, err
+	for _, name := range pageNames {
+		t := template.New("layout.html").Funcs(u.funcs())
+		t, err := t.ParseFS(assets, "templates/layout.html", "templates/"+name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("parse page %s: %w", name, err)
 		}
+		u.pages[name] = t
 	}
 	static, _ := fs.Sub(assets, "static")
-	fileServer := http.StripPrefix("/static/", http.FileServerFS(static))
-	u.mux.HandleFunc("GET /static/", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
-		fileServer.ServeHTTP(w, r)
-	})
-	u.mux.HandleFunc("GET /{$}", u.listSessions)
-	u.mux.HandleFunc("GET /sessions/{id}", u.showSession)
-	u.mux.HandleFunc("GET /sessions/{id}/export.csv", func(w http.ResponseWriter, r *http.Request) {
-		api.ServeExport(w, r, u.Engine, r.PathValue("id"), "csv", u.Logger)
-	})
-	u.mux.HandleFunc("GET /sessions/{id}/export.json", func(w http.ResponseWriter, r *http.Request) {
-		api.ServeExport(w, r, u.Engine, r.PathValue("id"), "json", u.Logger)
-	})
-	if err := u.registerChat(); err != nil {
-		return nil, err
-	}
+	u.static = http.StripPrefix("/static/", http.FileServerFS(static))
+	u.EnableChat(nil, nil, nil)
 	return u, nil
 }
 
-// ServeHTTP serves the UI.
-func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("X-Frame-Options", "DENY")
-	w.Header().Set("Referrer-Policy", "same-origin")
-	u.mux.ServeHTTP(w, r)
-}
-
-// Handle registers a route of another capability's page.
-func (u *UI) Handle(pattern string, h http.HandlerFunc) { u.mux.HandleFunc(pattern, h) }
-
-// Page parses a page template from fsys together with the layout.
-func (u *UI) Page(name string, fsys fs.FS, file string) error {
-	t := template.New("layout.html").Funcs(u.funcs())
-	t, err := t.ParseFS(assets, "templates/layout.html")
-	if err == nil {
-		t, err = t.ParseFS(fsys, file)
-	}
-	if err != nil {
-		return fmt.Errorf("parse page %s: %w", name, err)
-	}
-	u.pages[name] = t
-	return nil
+// Handler serves the UI's route table.
+func (u *UI) Handler() http.Handler {
+	f := &server.Face{Routes: u.Routes(), Guard: u.guard, Errors: u.errorPage, JSONErrors: server.JSONBody, Log: u.Logger}
+	return f.Mux()
 }
 
 func (u *UI) hashStatic() error {
@@ -143,13 +130,21 @@ func (u *UI) funcs() template.FuncMap {
 	}
 }
 
-// Render writes the named page with data, or an error page when it fails.
-func (u *UI) Render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
+// Render writes the named page with data and what every page shows: the
+// CSRF token of its forms and who is signed in.
+func (u *UI) Render(w http.ResponseWriter, r *http.Request, status int, name string, data map[string]any) {
 	t, ok := u.pages[name]
 	if !ok {
-		u.Error(w, r, fmt.Errorf("no page %q", name))
+		u.Logger.ErrorContext(r.Context(), "no page", "page", name)
+		http.Error(w, "Internal error", http.StatusInternalServerError)
 		return
 	}
+	if data == nil {
+		data = map[string]any{}
+	}
+	data["CSRF"] = csrfToken(w, r)
+	id, _ := hone.IdentityFrom(r.Context())
+	data["SignedIn"] = u.Auth != nil && u.Auth.Enabled() && id.Kind == hone.IdentityAdmin
 	var b strings.Builder
 	if err := t.Execute(&b, data); err != nil {
 		u.Logger.ErrorContext(r.Context(), "render page", "page", name, "err", err)
@@ -161,11 +156,24 @@ func (u *UI) Render(w http.ResponseWriter, r *http.Request, status int, name str
 	_, _ = w.Write([]byte(b.String()))
 }
 
-// Error renders err as a page with the matching status.
-func (u *UI) Error(w http.ResponseWriter, r *http.Request, err error) {
-	status := api.Status(err)
-	if status >= 500 {
-		u.Logger.ErrorContext(r.Context(), "web request failed", "path", r.URL.Path, "err", err)
+// signInRequired is the error of a page request without a valid sign-in.
+type signInRequired struct{ next string }
+
+func (e *signInRequired) Error() string { return "sign in required" }
+
+// Unwrap gives the error's code and message.
+func (e *signInRequired) Unwrap() error {
+	return hone.Errorf(hone.EUNAUTHORIZED, "Sign in to hone first.")
+}
+
+// errorPage writes an error as a page; a missing sign-in is a 303 to the
+// sign-in page instead.
+func (u *UI) errorPage(w http.ResponseWriter, r *http.Request, status int, err error) {
+	var si *signInRequired
+	if errors.As(err, &si) {
+		http.Redirect(w, r, "/signin?"+url.Values{"next": {si.next}}.Encode(), http.StatusSeeOther)
+		return
 	}
-	u.Render(w, r, status, "error", map[string]any{"Title": http.StatusText(status), "Status": status, "Message": hone.ErrorMessage(err)})
+	u.Render(w, r, status, "error", map[string]any{"Title": http.StatusText(status), "Status": status,
+		"Message": hone.ErrorMessage(err)})
 }

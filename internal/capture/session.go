@@ -1,12 +1,12 @@
-package tuning
+package capture
 
 import (
 	"encoding/json"
 	"time"
 )
 
-// Session is one prompt-tuning session: the turns a tester had with one prompt
-// version, from a start (first message, !reset or a new deployment) to an end.
+// Session is one run of a tester's conversation with one prompt version,
+// from a start (the first turn, !reset or a new deployment) to an end.
 type Session struct {
 	ID                string          `json:"id"`
 	ConversationID    string          `json:"conversation_id"`

@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"strings"
 
-	"github.com/honehq/hone/internal/metrics"
+	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/scoring"
-	"github.com/honehq/hone/internal/tuning"
 )
 
 // nullFloat returns f as a pointer, nil when NULL.
@@ -35,60 +34,74 @@ func decodeScores(b []byte) (map[string]int, error) {
 	return out, nil
 }
 
-// ScoreTurn merges human scores into a turn and recomputes its composites
-// with set, in one transaction.
-func (db *DB) ScoreTurn(ctx context.Context, ref scoring.TurnRef, scores map[string]int, set *metrics.Set) (*tuning.Turn, error) {
-	lock := ""
-	if db.dialect == Postgres {
-		lock = " FOR UPDATE OF t"
+// ScoringStore keeps turn scores: the scoring.Store.
+type ScoringStore struct{ db *DB }
+
+// Scoring returns the store of turn scores.
+func (db *DB) Scoring() *ScoringStore { return &ScoringStore{db} }
+
+var _ scoring.Store = (*ScoringStore)(nil)
+
+// TurnScores returns the scores of the turn ref names.
+func (ss *ScoringStore) TurnScores(ctx context.Context, ref scoring.TurnRef) (*scoring.TurnScores, error) {
+	ctx, cancel := ss.db.limit(ctx)
+	defer cancel()
+	const columns = `t.id, t.session_id, t.turn_number, t.scores, t.objective_score, t.subjective_score, t.overall_score, t.scores_revision`
+	var row *sql.Row
+	if ref.TurnID != "" {
+		row = ss.db.queryRow(ctx, `SELECT `+columns+` FROM turns t WHERE t.id = ?`, ref.TurnID)
+	} else {
+		row = ss.db.queryRow(ctx, `SELECT `+columns+` FROM conversations c JOIN turns t ON t.session_id = c.current_session_id
+			WHERE c.id = ? ORDER BY t.turn_number DESC LIMIT 1`, ref.ConversationID)
 	}
-	var t *tuning.Turn
-	err := db.update(ctx, func(tx *Tx) error {
-		t = &tuning.Turn{}
-		var row *sql.Row
-		if ref.TurnID != "" {
-			row = tx.queryRow(ctx, `SELECT t.id, t.session_id, t.turn_number, t.scores, t.objective_score
-				FROM turns t WHERE t.id = ?`+lock, ref.TurnID)
-		} else {
-			row = tx.queryRow(ctx, `SELECT t.id, t.session_id, t.turn_number, t.scores, t.objective_score
-				FROM conversations c JOIN turns t ON t.session_id = c.current_session_id
-				WHERE c.id = ? ORDER BY t.turn_number DESC LIMIT 1`+lock, ref.ConversationID)
-		}
-		var old []byte
-		var obj sql.NullFloat64
-		err := row.Scan(&t.ID, &t.SessionID, &t.Number, &old, &obj)
-		switch {
-		case errors.Is(err, sql.ErrNoRows) && ref.TurnID != "":
-			return notFound("turn", ref.TurnID)
-		case errors.Is(err, sql.ErrNoRows):
-			return tuning.ErrNoTurn
-		case err != nil:
-			return fmt.Errorf("find turn to score: %w", err)
-		}
-		if t.Scores, err = decodeScores(old); err != nil {
-			return err
-		}
-		maps.Copy(t.Scores, scores)
-		c := set.Composite(nullFloat(obj), t.Scores)
-		t.ObjectiveScore, t.SubjectiveScore, t.OverallScore = c.Objective, c.Subjective, c.Overall
-		b, err := json.Marshal(t.Scores)
+	var ts scoring.TurnScores
+	var scores []byte
+	var obj, subj, overall sql.NullFloat64
+	err := row.Scan(&ts.TurnID, &ts.SessionID, &ts.TurnNumber, &scores, &obj, &subj, &overall, &ts.Revision)
+	switch {
+	case errors.Is(err, sql.ErrNoRows) && ref.TurnID != "":
+		return nil, notFound("turn", ref.TurnID)
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, capture.ErrNoTurn
+	case err != nil:
+		return nil, dbError(fmt.Errorf("find turn to score: %w", err))
+	}
+	if ts.Scores, err = decodeScores(scores); err != nil {
+		return nil, err
+	}
+	ts.Objective, ts.Subjective, ts.Overall = nullFloat(obj), nullFloat(subj), nullFloat(overall)
+	return &ts, nil
+}
+
+// SaveScores writes a turn's scores if no one changed them since they were read.
+func (ss *ScoringStore) SaveScores(ctx context.Context, ts *scoring.TurnScores) error {
+	ctx, cancel := ss.db.limit(ctx)
+	defer cancel()
+	b, err := json.Marshal(ts.Scores)
+	if err != nil {
+		return err
+	}
+	return ss.db.update(ctx, func(tx *Tx) error {
+		res, err := tx.exec(ctx, `UPDATE turns SET scores = ?, subjective_score = ?, overall_score = ?,
+			scores_revision = scores_revision + 1 WHERE id = ? AND scores_revision = ?`,
+			string(b), ts.Subjective, ts.Overall, ts.TurnID, ts.Revision)
 		if err != nil {
-			return err
-		}
-		if _, err := tx.exec(ctx, `UPDATE turns SET scores = ?, subjective_score = ?, overall_score = ? WHERE id = ?`,
-			string(b), t.SubjectiveScore, t.OverallScore, t.ID); err != nil {
 			return fmt.Errorf("save scores: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return hone.Errorf(hone.ECONFLICT, "the scores of turn %s changed meanwhile", ts.TurnID)
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return t, nil
 }
 
 // Samples returns the scores of the turns of a session or of prompt versions.
-func (db *DB) Samples(ctx context.Context, f scoring.SampleFilter) ([]scoring.Sample, error) {
+func (ss *ScoringStore) Samples(ctx context.Context, f scoring.SampleFilter) ([]scoring.Sample, error) {
+	ctx, cancel := context.WithTimeout(ctx, ss.db.StreamTimeout)
+	defer cancel()
+	db := ss.db
 	var where []string
 	var args []any
 	if f.SessionID != "" {
@@ -109,7 +122,7 @@ func (db *DB) Samples(ctx context.Context, f scoring.SampleFilter) ([]scoring.Sa
 	}
 	rows, err := db.query(ctx, q+" ORDER BY s.session_start, s.id, t.turn_number", args...)
 	if err != nil {
-		return nil, fmt.Errorf("read samples: %w", err)
+		return nil, dbError(fmt.Errorf("read samples: %w", err))
 	}
 	defer rows.Close()
 	out := []scoring.Sample{}
@@ -119,7 +132,7 @@ func (db *DB) Samples(ctx context.Context, f scoring.SampleFilter) ([]scoring.Sa
 		var m []byte
 		var obj, subj, overall sql.NullFloat64
 		if err := rows.Scan(&s.Version, &s.SessionID, &at, &s.TurnNumber, &m, &obj, &subj, &overall); err != nil {
-			return nil, fmt.Errorf("read samples: %w", err)
+			return nil, dbError(fmt.Errorf("read samples: %w", err))
 		}
 		if s.SessionStart, err = at.Time(); err != nil {
 			return nil, err
@@ -130,18 +143,21 @@ func (db *DB) Samples(ctx context.Context, f scoring.SampleFilter) ([]scoring.Sa
 		s.Objective, s.Subjective, s.Overall = nullFloat(obj), nullFloat(subj), nullFloat(overall)
 		out = append(out, s)
 	}
-	return out, rows.Err()
+	return out, dbError(rows.Err())
 }
 
 // VersionSummaries averages the composite scores per prompt version in SQL.
-func (db *DB) VersionSummaries(ctx context.Context) ([]scoring.VersionSummary, error) {
+func (ss *ScoringStore) VersionSummaries(ctx context.Context) ([]scoring.VersionSummary, error) {
+	ctx, cancel := ss.db.limit(ctx)
+	defer cancel()
+	db := ss.db
 	rows, err := db.query(ctx, `SELECT s.master_prompt_version, `+db.timeText("MIN(s.session_start)")+`,
 		COUNT(DISTINCT s.id), COUNT(t.id), COUNT(t.objective_score), COUNT(t.subjective_score), COUNT(t.overall_score),
 		AVG(t.objective_score), AVG(t.subjective_score), AVG(t.overall_score)
 		FROM sessions s JOIN turns t ON t.session_id = s.id
 		GROUP BY s.master_prompt_version ORDER BY MIN(s.session_start), s.master_prompt_version`)
 	if err != nil {
-		return nil, fmt.Errorf("summarise versions: %w", err)
+		return nil, dbError(fmt.Errorf("summarise versions: %w", err))
 	}
 	defer rows.Close()
 	out := []scoring.VersionSummary{}
@@ -151,7 +167,7 @@ func (db *DB) VersionSummaries(ctx context.Context) ([]scoring.VersionSummary, e
 		var obj, subj, overall sql.NullFloat64
 		if err := rows.Scan(&v.Version, &at, &v.Sessions, &v.Turns, &v.NObjective, &v.NSubjective, &v.NOverall,
 			&obj, &subj, &overall); err != nil {
-			return nil, fmt.Errorf("summarise versions: %w", err)
+			return nil, dbError(fmt.Errorf("summarise versions: %w", err))
 		}
 		if v.FirstStart, err = at.Time(); err != nil {
 			return nil, err
@@ -159,8 +175,5 @@ func (db *DB) VersionSummaries(ctx context.Context) ([]scoring.VersionSummary, e
 		v.Objective, v.Subjective, v.Overall = nullFloat(obj), nullFloat(subj), nullFloat(overall)
 		out = append(out, v)
 	}
-	return out, rows.Err()
+	return out, dbError(rows.Err())
 }
-
-// DB is the store of turn scores.
-var _ scoring.Store = (*DB)(nil)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/storage/storagetest"
 	"github.com/honehq/hone/internal/tuning"
@@ -27,14 +28,20 @@ func tick(db *storage.DB) {
 	}
 }
 
-func turnInput(conv, msg string) tuning.TurnInput {
-	return tuning.TurnInput{ConversationID: conv, TesterID: "meg", TesterEmail: "meg@example.com",
+func turnInput(conv, msg string) capture.TurnInput {
+	return capture.TurnInput{ConversationID: conv, TesterID: "meg", TesterEmail: "meg@example.com",
 		UserMessage: msg, Response: "answer to " + msg}
 }
 
-func mustTurn(t *testing.T, db *storage.DB, in tuning.TurnInput) *tuning.Turn {
+// record records in through the capture domain, unmeasured.
+func record(db *storage.DB, in capture.TurnInput) (*capture.Turn, error) {
+	t, _, err := capture.NewRecorder(db.Capture(), nil).Record(context.Background(), in, "")
+	return t, err
+}
+
+func mustTurn(t *testing.T, db *storage.DB, in capture.TurnInput) *capture.Turn {
 	t.Helper()
-	turn, err := db.RecordTurn(context.Background(), in)
+	turn, err := record(db, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +51,7 @@ func mustTurn(t *testing.T, db *storage.DB, in tuning.TurnInput) *tuning.Turn {
 func allTurns(t *testing.T, db *storage.DB, sessionID string) []*tuning.Turn {
 	t.Helper()
 	var out []*tuning.Turn
-	if err := db.EachTurn(context.Background(), sessionID, func(turn *tuning.Turn) error {
+	if err := db.Tuning().EachTurn(context.Background(), sessionID, func(turn *tuning.Turn) error {
 		out = append(out, turn)
 		return nil
 	}); err != nil {
@@ -68,7 +75,7 @@ func TestRecordTurnNumbersTurnsInOneSession(t *testing.T) {
 		if t1.Number != 1 || t2.Number != 2 || t1.SessionID != t2.SessionID {
 			t.Fatalf("turns %d,%d in sessions %s,%s; want 1,2 in one session", t1.Number, t2.Number, t1.SessionID, t2.SessionID)
 		}
-		s, err := db.FindSession(ctx, t1.SessionID)
+		s, err := db.Capture().FindSession(ctx, t1.SessionID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,8 +116,8 @@ func TestRecordTurnStartsNewSessionOnNewPromptVersion(t *testing.T) {
 		if a.SessionID != b.SessionID || c.SessionID == a.SessionID || c.Number != 1 {
 			t.Fatalf("sessions %s %s %s, c.Number %d", a.SessionID, b.SessionID, c.SessionID, c.Number)
 		}
-		old, _ := db.FindSession(ctx, a.SessionID)
-		cur, _ := db.CurrentSession(ctx, "c1")
+		old, _ := db.Capture().FindSession(ctx, a.SessionID)
+		cur, _ := db.Capture().CurrentSession(ctx, "c1")
 		if old.End == nil || old.TotalTurns != 2 || cur.ID != c.SessionID || cur.PromptVersion != "v2" {
 			t.Fatalf("old %+v current %+v", old, cur)
 		}
@@ -120,7 +127,7 @@ func TestRecordTurnStartsNewSessionOnNewPromptVersion(t *testing.T) {
 func TestRecordTurnRejectsBadInputAndWritesNothing(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		bad := 1.5
-		for field, in := range map[string]tuning.TurnInput{
+		for field, in := range map[string]capture.TurnInput{
 			"conversation_id": {TesterID: "m", UserMessage: "q", Response: "r"},
 			"tester_id":       {ConversationID: "c", UserMessage: "q", Response: "r"},
 			"user_message":    {ConversationID: "c", TesterID: "m", Response: "r"},
@@ -130,12 +137,12 @@ func TestRecordTurnRejectsBadInputAndWritesNothing(t *testing.T) {
 			"metadata":        {ConversationID: "c", TesterID: "m", UserMessage: "q", Response: "r", Metadata: json.RawMessage(`[1]`)},
 			"tester_email":    {ConversationID: "c", TesterID: "m", TesterEmail: "nope", UserMessage: "q", Response: "r"},
 		} {
-			_, err := db.RecordTurn(context.Background(), in)
+			_, err := record(db, in)
 			if hone.ErrorCode(err) != hone.EINVALID || hone.ErrorField(err) != field {
 				t.Errorf("%s: err = %v, want EINVALID naming the field", field, err)
 			}
 		}
-		if list, _ := db.ListSessions(context.Background(), tuning.SessionFilter{}); len(list) != 0 {
+		if list, _ := db.Capture().ListSessions(context.Background(), capture.SessionFilter{}); len(list) != 0 {
 			t.Fatalf("bad input wrote %d sessions", len(list))
 		}
 	})
@@ -145,13 +152,13 @@ func TestImprovementsAttachToLatestTurn(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		tick(db)
 		ctx := context.Background()
-		if _, err := db.AddImprovement(ctx, "c1", "", "too early"); !errors.Is(err, tuning.ErrNoTurn) {
+		if _, err := db.Tuning().AddImprovement(ctx, "c1", "", "too early"); !errors.Is(err, capture.ErrNoTurn) {
 			t.Fatalf("no turn yet: err = %v", err)
 		}
 		mustTurn(t, db, turnInput("c1", "one"))
 		last := mustTurn(t, db, turnInput("c1", "two"))
 		for _, n := range []struct{ cat, note string }{{"", "first"}, {"tone", "second"}, {"", "third"}} {
-			imp, err := db.AddImprovement(ctx, "c1", n.cat, n.note)
+			imp, err := db.Tuning().AddImprovement(ctx, "c1", n.cat, n.note)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,7 +174,7 @@ func TestImprovementsAttachToLatestTurn(t *testing.T) {
 		if got[0].Note != "first" || got[1].Category != "tone" || got[1].Note != "second" || got[2].Note != "third" {
 			t.Fatalf("improvements = %+v", got)
 		}
-		s, _ := db.FindSession(ctx, last.SessionID)
+		s, _ := db.Capture().FindSession(ctx, last.SessionID)
 		if s.TotalImprovements != 3 {
 			t.Fatalf("total_improvements = %d", s.TotalImprovements)
 		}
@@ -178,40 +185,40 @@ func TestResetAndResumeSessions(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		tick(db)
 		ctx := context.Background()
-		meg := tuning.Tester{ConversationID: "c1", TesterID: "meg"}
+		meg := capture.Tester{ConversationID: "c1", TesterID: "meg"}
 		in := turnInput("c1", "q")
 		in.PromptVersion, in.Branch = "v7", "prompt-tuning"
 		first := mustTurn(t, db, in)
-		prev, next, err := db.ResetSession(ctx, meg)
+		prev, next, err := db.Capture().ResetSession(ctx, meg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if prev.ID != first.SessionID || prev.End == nil || next.ID == prev.ID || next.PromptVersion != "v7" || next.Branch != "prompt-tuning" {
 			t.Fatalf("prev %+v next %+v", prev, next)
 		}
-		if _, err := db.AddImprovement(ctx, "c1", "", "x"); !errors.Is(err, tuning.ErrNoTurn) {
+		if _, err := db.Tuning().AddImprovement(ctx, "c1", "", "x"); !errors.Is(err, capture.ErrNoTurn) {
 			t.Fatalf("new session must have no turn to improve, err = %v", err)
 		}
 		if turns := allTurns(t, db, prev.ID); len(turns) != 1 {
 			t.Fatalf("old session lost its turns: %d", len(turns))
 		}
-		if _, err := db.ResumeSession(ctx, tuning.Tester{ConversationID: "c1", TesterID: "barry"}, prev.ID); hone.ErrorCode(err) != hone.ENOTFOUND {
+		if _, err := db.Capture().ResumeSession(ctx, capture.Tester{ConversationID: "c1", TesterID: "barry"}, prev.ID); hone.ErrorCode(err) != hone.ENOTFOUND {
 			t.Fatalf("another tester resumed Meg's session: err = %v", err)
 		}
-		resumed, err := db.ResumeSession(ctx, meg, prev.ID)
+		resumed, err := db.Capture().ResumeSession(ctx, meg, prev.ID)
 		if err != nil || resumed.ID != prev.ID || resumed.End != nil {
 			t.Fatalf("resume = %+v, %v", resumed, err)
 		}
-		if cur, _ := db.CurrentSession(ctx, "c1"); cur.ID != prev.ID {
+		if cur, _ := db.Capture().CurrentSession(ctx, "c1"); cur.ID != prev.ID {
 			t.Fatalf("current = %s", cur.ID)
 		}
-		if ended, _ := db.FindSession(ctx, next.ID); ended.End == nil {
+		if ended, _ := db.Capture().FindSession(ctx, next.ID); ended.End == nil {
 			t.Fatal("resume did not end the session it replaced")
 		}
 		if second := mustTurn(t, db, turnInput("c1", "again")); second.SessionID != prev.ID || second.Number != 2 {
 			t.Fatalf("turn after resume: %+v", second)
 		}
-		first2, _, err := db.ResetSession(ctx, tuning.Tester{ConversationID: "fresh", TesterID: "meg"})
+		first2, _, err := db.Capture().ResetSession(ctx, capture.Tester{ConversationID: "fresh", TesterID: "meg"})
 		if err != nil || first2 != nil {
 			t.Fatalf("reset of a new conversation: prev %v err %v", first2, err)
 		}
@@ -227,19 +234,19 @@ func TestListSessionsNewestFirstByTester(t *testing.T) {
 			in.TesterID = tester
 			mustTurn(t, db, in)
 		}
-		all, err := db.ListSessions(ctx, tuning.SessionFilter{})
+		all, err := db.Capture().ListSessions(ctx, capture.SessionFilter{})
 		if err != nil || len(all) != 3 || all[0].ConversationID != "c2" || all[2].ConversationID != "c0" {
 			t.Fatalf("all = %v, %v", all, err)
 		}
-		megs, _ := db.ListSessions(ctx, tuning.SessionFilter{TesterID: "meg"})
+		megs, _ := db.Capture().ListSessions(ctx, capture.SessionFilter{TesterID: "meg"})
 		if len(megs) != 2 || megs[0].TesterID != "meg" || megs[1].TesterID != "meg" {
 			t.Fatalf("meg's = %v", megs)
 		}
-		page, _ := db.ListSessions(ctx, tuning.SessionFilter{Limit: 1, Offset: 1})
+		page, _ := db.Capture().ListSessions(ctx, capture.SessionFilter{Limit: 1, Offset: 1})
 		if len(page) != 1 || page[0].ConversationID != "c1" {
 			t.Fatalf("page = %v", page)
 		}
-		if _, err := db.FindSession(ctx, "nope"); hone.ErrorCode(err) != hone.ENOTFOUND {
+		if _, err := db.Capture().FindSession(ctx, "nope"); hone.ErrorCode(err) != hone.ENOTFOUND {
 			t.Fatalf("FindSession(nope) err = %v", err)
 		}
 	})
@@ -257,10 +264,10 @@ func TestConcurrentTurnsAndImprovementsKeepTotals(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := range each {
-					if _, err := db.RecordTurn(ctx, turnInput("c1", fmt.Sprint(w, "-", i))); err != nil {
+					if _, err := record(db, turnInput("c1", fmt.Sprint(w, "-", i))); err != nil {
 						errs <- err
 					}
-					if _, err := db.AddImprovement(ctx, "c1", "", "note"); err != nil {
+					if _, err := db.Tuning().AddImprovement(ctx, "c1", "", "note"); err != nil {
 						errs <- err
 					}
 				}
@@ -271,7 +278,7 @@ func TestConcurrentTurnsAndImprovementsKeepTotals(t *testing.T) {
 		for err := range errs {
 			t.Fatal(err)
 		}
-		s, _ := db.CurrentSession(ctx, "c1")
+		s, _ := db.Capture().CurrentSession(ctx, "c1")
 		turns := allTurns(t, db, s.ID)
 		imps := 0
 		for i, turn := range turns {
@@ -301,17 +308,17 @@ func TestFailingWriteRollsBackAloneAmongConcurrentOnes(t *testing.T) {
 				conv := "good"
 				if i%2 == 1 {
 					conv = fmt.Sprint("empty-", i)
-					if _, _, err := db.ResetSession(ctx, tuning.Tester{ConversationID: conv, TesterID: "meg"}); err != nil {
+					if _, _, err := db.Capture().ResetSession(ctx, capture.Tester{ConversationID: conv, TesterID: "meg"}); err != nil {
 						t.Error(err)
 					}
 				}
-				_, err := db.AddImprovement(ctx, conv, "", "note")
+				_, err := db.Tuning().AddImprovement(ctx, conv, "", "note")
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
 				case err == nil:
 					okCount++
-				case errors.Is(err, tuning.ErrNoTurn):
+				case errors.Is(err, capture.ErrNoTurn):
 					noTurn++
 				default:
 					t.Error(err)
@@ -319,7 +326,7 @@ func TestFailingWriteRollsBackAloneAmongConcurrentOnes(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		s, _ := db.CurrentSession(ctx, "good")
+		s, _ := db.Capture().CurrentSession(ctx, "good")
 		if okCount != 100 || noTurn != 100 || s.TotalImprovements != 100 {
 			t.Fatalf("ok %d, no turn %d, total_improvements %d; want 100 each", okCount, noTurn, s.TotalImprovements)
 		}

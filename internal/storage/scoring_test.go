@@ -9,25 +9,36 @@ import (
 	"testing"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/metrics"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/storage/storagetest"
-	"github.com/honehq/hone/internal/tuning"
 )
 
 func near(p *float64, want float64) bool { return p != nil && math.Abs(*p-want) < 1e-9 }
 
-// measured returns in with a Measure that gives objective obj (nil = N/A).
-func measured(in tuning.TurnInput, obj *float64, firsts *[]bool) tuning.TurnInput {
-	in.Measure = func(first bool) tuning.Measurement {
-		if firsts != nil {
-			*firsts = append(*firsts, first)
-		}
-		b, _ := json.Marshal(map[string]any{"m1": 1, "m2": nil, "objective_quality_score": obj})
-		return tuning.Measurement{Metrics: b, Objective: obj}
+// objective measures every turn with the objective score it is given (nil = N/A).
+type objective struct{ obj *float64 }
+
+func (o objective) Measure(*capture.TurnInput) (capture.Measurement, *capture.Measurement) {
+	b, _ := json.Marshal(map[string]any{"m1": 1, "m2": nil, "objective_quality_score": o.obj})
+	return capture.Measurement{Metrics: b, Objective: o.obj}, nil
+}
+
+// measured records in with objective score obj.
+func measured(t *testing.T, db *storage.DB, in capture.TurnInput, obj *float64) *capture.Turn {
+	t.Helper()
+	turn, _, err := capture.NewRecorder(db.Capture(), objective{obj}).Record(context.Background(), in, "")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return in
+	return turn
+}
+
+// scoreTurn merges human scores into a turn, as the scoring domain does.
+func scoreTurn(db *storage.DB, ref scoring.TurnRef, scores map[string]int) (*scoring.TurnScores, error) {
+	return scoring.New(db.Scoring(), db.Capture(), metrics.Default()).ScoreTurn(context.Background(), ref, scores)
 }
 
 func f(v float64) *float64 { return &v }
@@ -35,44 +46,44 @@ func f(v float64) *float64 { return &v }
 func TestTurnMetricsAndScores(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		ctx := context.Background()
-		set := metrics.Default()
-		if _, err := db.ScoreTurn(ctx, scoring.TurnRef{ConversationID: "c1"}, map[string]int{"clarity": 4}, set); !errors.Is(err, tuning.ErrNoTurn) {
+		if _, err := scoreTurn(db, scoring.TurnRef{ConversationID: "c1"}, map[string]int{"clarity": 4}); !errors.Is(err, capture.ErrNoTurn) {
 			t.Fatalf("no turn: %v", err)
 		}
-		var firsts []bool
-		t1 := mustTurn(t, db, measured(turnInput("c1", "q1"), f(0.85), &firsts))
-		t2 := mustTurn(t, db, measured(turnInput("c1", "q2"), nil, &firsts))
-		if len(firsts) != 2 || !firsts[0] || firsts[1] {
-			t.Fatalf("isFirstResponse per turn: %v", firsts)
-		}
+		t1 := measured(t, db, turnInput("c1", "q1"), f(0.85))
+		t2 := measured(t, db, turnInput("c1", "q2"), nil)
 		if !near(t1.ObjectiveScore, 0.85) || t2.ObjectiveScore != nil || len(t1.Scores) != 0 {
 			t.Fatalf("recorded %+v %+v", t1, t2)
 		}
 		// The latest turn of the conversation, with an N/A objective score:
 		// subjective only, overall N/A.
-		got, err := db.ScoreTurn(ctx, scoring.TurnRef{ConversationID: "c1"}, map[string]int{"clarity": 4}, set)
+		got, err := scoreTurn(db, scoring.TurnRef{ConversationID: "c1"}, map[string]int{"clarity": 4})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.ID != t2.ID || !near(got.SubjectiveScore, 0.8) || got.OverallScore != nil || got.ObjectiveScore != nil {
+		if got.TurnID != t2.ID || !near(got.Subjective, 0.8) || got.Overall != nil || got.Objective != nil {
 			t.Fatalf("scored latest: %+v", got)
 		}
 		// By id; scores merge, replacing the names given again.
-		if _, err := db.ScoreTurn(ctx, scoring.TurnRef{TurnID: t1.ID}, map[string]int{"professionalism": 4, "empathy": 5}, set); err != nil {
+		if _, err := scoreTurn(db, scoring.TurnRef{TurnID: t1.ID}, map[string]int{"professionalism": 4, "empathy": 5}); err != nil {
 			t.Fatal(err)
 		}
-		got, err = db.ScoreTurn(ctx, scoring.TurnRef{TurnID: t1.ID}, map[string]int{"empathy": 5, "clarity": 5, "actionability": 4, "compliance": 5}, set)
+		got, err = scoreTurn(db, scoring.TurnRef{TurnID: t1.ID}, map[string]int{"empathy": 5, "clarity": 5, "actionability": 4, "compliance": 5})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(got.Scores) != 5 || got.Scores["professionalism"] != 4 || !near(got.SubjectiveScore, 0.92) ||
-			!near(got.OverallScore, 0.4*0.85+0.6*0.92) {
+		if len(got.Scores) != 5 || got.Scores["professionalism"] != 4 || !near(got.Subjective, 0.92) ||
+			!near(got.Overall, 0.4*0.85+0.6*0.92) || got.Revision != 2 {
 			t.Fatalf("merged: %+v", got)
 		}
-		if _, err := db.ScoreTurn(ctx, scoring.TurnRef{TurnID: "nosuch"}, map[string]int{"clarity": 4}, set); hone.ErrorCode(err) != hone.ENOTFOUND {
+		if _, err := scoreTurn(db, scoring.TurnRef{TurnID: "nosuch"}, map[string]int{"clarity": 4}); hone.ErrorCode(err) != hone.ENOTFOUND {
 			t.Fatalf("unknown turn: %v", err)
 		}
-		turns, err := db.ListTurns(ctx, t1.SessionID, 1, 10)
+		stale := *got
+		stale.Revision = 1
+		if err := db.Scoring().SaveScores(ctx, &stale); hone.ErrorCode(err) != hone.ECONFLICT {
+			t.Fatalf("saving scores read before a change: %v", err)
+		}
+		turns, err := db.Tuning().ListTurns(ctx, t1.SessionID, 1, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,18 +101,18 @@ func TestTurnMetricsAndScores(t *testing.T) {
 func TestScoreTurnConcurrentMerges(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		ctx := context.Background()
-		turn := mustTurn(t, db, measured(turnInput("c1", "q1"), f(0.5), nil))
+		turn := measured(t, db, turnInput("c1", "q1"), f(0.5))
 		names := metrics.Default().SubjectiveNames()
 		var wg sync.WaitGroup
 		for i, n := range names {
 			wg.Go(func() {
-				if _, err := db.ScoreTurn(ctx, scoring.TurnRef{TurnID: turn.ID}, map[string]int{n: i + 1}, metrics.Default()); err != nil {
+				if _, err := scoreTurn(db, scoring.TurnRef{TurnID: turn.ID}, map[string]int{n: i + 1}); err != nil {
 					t.Error(err)
 				}
 			})
 		}
 		wg.Wait()
-		turns, _ := db.ListTurns(ctx, turn.SessionID, 1, 1)
+		turns, _ := db.Tuning().ListTurns(ctx, turn.SessionID, 1, 1)
 		if len(turns[0].Scores) != len(names) || !near(turns[0].SubjectiveScore, 3.0/5) {
 			t.Errorf("after concurrent scores: %v %v", turns[0].Scores, turns[0].SubjectiveScore)
 		}
@@ -112,18 +123,17 @@ func TestSamplesAndVersionSummaries(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		tick(db)
 		ctx := context.Background()
-		set := metrics.Default()
 		v1 := turnInput("c1", "q")
 		v1.PromptVersion = "v1"
-		a := mustTurn(t, db, measured(v1, f(0.5), nil))
-		mustTurn(t, db, measured(v1, nil, nil))
+		a := measured(t, db, v1, f(0.5))
+		measured(t, db, v1, nil)
 		v2 := turnInput("c2", "q")
 		v2.PromptVersion = "v2"
-		mustTurn(t, db, measured(v2, f(1), nil))
-		if _, err := db.ScoreTurn(ctx, scoring.TurnRef{TurnID: a.ID}, map[string]int{"clarity": 5}, set); err != nil {
+		measured(t, db, v2, f(1))
+		if _, err := scoreTurn(db, scoring.TurnRef{TurnID: a.ID}, map[string]int{"clarity": 5}); err != nil {
 			t.Fatal(err)
 		}
-		sum, err := db.VersionSummaries(ctx)
+		sum, err := db.Scoring().VersionSummaries(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,18 +148,18 @@ func TestSamplesAndVersionSummaries(t *testing.T) {
 		if s2 := sum[1]; s2.Turns != 1 || !near(s2.Objective, 1) || s2.Subjective != nil || s2.Overall != nil || !s2.FirstStart.After(s1.FirstStart) {
 			t.Errorf("v2 summary %+v", s2)
 		}
-		all, err := db.Samples(ctx, scoring.SampleFilter{Versions: []string{"v1"}})
+		all, err := db.Scoring().Samples(ctx, scoring.SampleFilter{Versions: []string{"v1"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(all) != 2 || all[0].Version != "v1" || all[0].TurnNumber != 1 || !near(all[0].Overall, 0.8) || all[1].Objective != nil || len(all[0].Metrics) == 0 {
 			t.Errorf("v1 samples %+v", all)
 		}
-		one, err := db.Samples(ctx, scoring.SampleFilter{SessionID: all[0].SessionID})
+		one, err := db.Scoring().Samples(ctx, scoring.SampleFilter{SessionID: all[0].SessionID})
 		if err != nil || len(one) != 2 {
 			t.Errorf("session samples %+v %v", one, err)
 		}
-		every, err := db.Samples(ctx, scoring.SampleFilter{})
+		every, err := db.Scoring().Samples(ctx, scoring.SampleFilter{})
 		if err != nil || len(every) != 3 || every[2].Version != "v2" {
 			t.Errorf("all samples %+v %v", every, err)
 		}

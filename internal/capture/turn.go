@@ -1,16 +1,15 @@
-package tuning
+package capture
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/honehq/hone"
 )
 
-// Turn is one exchange: what the tester said and what the application answered.
+// Turn is one exchange: what the tester said, what the application
+// answered, and how it was measured and scored.
 type Turn struct {
 	ID               string          `json:"id"`
 	SessionID        string          `json:"session_id"`
@@ -22,7 +21,6 @@ type Turn struct {
 	AvgSimilarity    *float64        `json:"avg_similarity"`
 	ProcessingTimeMS *float64        `json:"processing_time_ms"`
 	Metadata         json.RawMessage `json:"metadata"`
-	Improvements     []Improvement   `json:"improvements"`
 	// Metrics are the turn's objective metrics, a JSON object keyed by metric
 	// name (N/A as null) with objective_quality_score; null when the turn was
 	// not measured.
@@ -37,6 +35,9 @@ type Turn struct {
 
 // TurnInput is a turn as an application reports it.
 type TurnInput struct {
+	// ID, when the client gives one, becomes the turn's id; recording the
+	// same id again with the same content returns the turn already recorded.
+	ID               string          `json:"id,omitempty"`
 	ConversationID   string          `json:"conversation_id"`
 	TesterID         string          `json:"tester_id"`
 	TesterEmail      string          `json:"tester_email"`
@@ -48,35 +49,58 @@ type TurnInput struct {
 	AvgSimilarity    *float64        `json:"avg_similarity,omitempty"`
 	ProcessingTimeMS *float64        `json:"processing_time_ms,omitempty"`
 	Metadata         json.RawMessage `json:"metadata,omitempty"`
-	// Measure, when set, scores the turn once the store knows whether it is
-	// the first of its session; the store calls it inside its transaction.
-	Measure func(isFirstResponse bool) Measurement `json:"-"`
 }
 
-// Limits on the size of identifiers and texts.
-const (
-	MaxIDLength   = 200
-	MaxTextLength = 1 << 20
-)
+// MaxTurnIDLength is the longest id a client may give a turn.
+const MaxTurnIDLength = 128
+
+// TurnIDPattern is the form of a turn id a client gives, as a regular expression.
+const TurnIDPattern = `^[A-Za-z0-9][A-Za-z0-9._:-]*$`
+
+// Tester returns who is talking in the turn's conversation.
+func (in *TurnInput) Tester() Tester {
+	return Tester{ConversationID: in.ConversationID, TesterID: in.TesterID, TesterEmail: in.TesterEmail}
+}
+
+// Clean replaces what no database can store in every text and JSON field
+// (see hone.CleanText and hone.CleanJSON), and treats an explicit JSON null
+// like a field left out.
+func (in *TurnInput) Clean() {
+	for _, p := range []*string{&in.ID, &in.ConversationID, &in.TesterID, &in.TesterEmail, &in.UserMessage,
+		&in.Response, &in.PromptVersion, &in.Branch} {
+		*p = hone.CleanText(*p)
+	}
+	for _, p := range []*json.RawMessage{&in.SearchResults, &in.Metadata} {
+		if string(*p) == "null" {
+			*p = nil
+		}
+		if len(*p) > 0 {
+			*p = hone.CleanJSON(*p)
+		}
+	}
+}
 
 // Validate reports the first field of in that is missing or malformed.
 func (in *TurnInput) Validate() error {
-	if err := validateIdentity(in.ConversationID, in.TesterID, in.TesterEmail); err != nil {
+	if in.ID != "" && !validTurnID(in.ID) {
+		return hone.FieldError("id", "id must be 1 to %d letters, digits, '.', '_', ':' or '-', starting with a letter or digit", MaxTurnIDLength)
+	}
+	if err := in.Tester().Validate(); err != nil {
 		return err
 	}
 	switch {
-	case strings.TrimSpace(in.UserMessage) == "":
+	case blank(in.UserMessage):
 		return hone.FieldError("user_message", "user_message is required")
-	case len(in.UserMessage) > MaxTextLength:
-		return hone.FieldError("user_message", "user_message is longer than %d bytes", MaxTextLength)
-	case strings.TrimSpace(in.Response) == "":
+	case hone.Chars(in.UserMessage) > MaxTextLength:
+		return tooLong("user_message", MaxTextLength)
+	case blank(in.Response):
 		return hone.FieldError("response", "response is required")
-	case len(in.Response) > MaxTextLength:
-		return hone.FieldError("response", "response is longer than %d bytes", MaxTextLength)
-	case len(in.PromptVersion) > MaxIDLength:
-		return hone.FieldError("prompt_version", "prompt_version is longer than %d characters", MaxIDLength)
-	case len(in.Branch) > MaxIDLength:
-		return hone.FieldError("branch", "branch is longer than %d characters", MaxIDLength)
+	case hone.Chars(in.Response) > MaxTextLength:
+		return tooLong("response", MaxTextLength)
+	case hone.Chars(in.PromptVersion) > MaxIDLength:
+		return tooLong("prompt_version", MaxIDLength)
+	case hone.Chars(in.Branch) > MaxIDLength:
+		return tooLong("branch", MaxIDLength)
 	}
 	if in.AvgSimilarity != nil {
 		if v := *in.AvgSimilarity; math.IsNaN(v) || v < 0 || v > 1 {
@@ -84,7 +108,7 @@ func (in *TurnInput) Validate() error {
 		}
 	}
 	if in.ProcessingTimeMS != nil {
-		if v := *in.ProcessingTimeMS; math.IsNaN(v) || v < 0 {
+		if v := *in.ProcessingTimeMS; math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 			return hone.FieldError("processing_time_ms", "processing_time_ms must be 0 or more, got %v", v)
 		}
 	}
@@ -92,7 +116,7 @@ func (in *TurnInput) Validate() error {
 		return hone.FieldError("search_results", "search_results is not valid JSON")
 	}
 	if len(in.Metadata) > 0 {
-		var m map[string]any
+		var m map[string]json.RawMessage
 		if err := json.Unmarshal(in.Metadata, &m); err != nil || m == nil {
 			return hone.FieldError("metadata", "metadata must be a JSON object")
 		}
@@ -100,36 +124,18 @@ func (in *TurnInput) Validate() error {
 	return nil
 }
 
-func validateIdentity(conversationID, testerID, testerEmail string) error {
-	switch {
-	case strings.TrimSpace(conversationID) == "":
-		return hone.FieldError("conversation_id", "conversation_id is required")
-	case len(conversationID) > MaxIDLength:
-		return hone.FieldError("conversation_id", "conversation_id is longer than %d characters", MaxIDLength)
-	case strings.TrimSpace(testerID) == "":
-		return hone.FieldError("tester_id", "tester_id is required")
-	case len(testerID) > MaxIDLength:
-		return hone.FieldError("tester_id", "tester_id is longer than %d characters", MaxIDLength)
-	case len(testerEmail) > MaxIDLength:
-		return hone.FieldError("tester_email", "tester_email is longer than %d characters", MaxIDLength)
-	case testerEmail != "" && !strings.Contains(testerEmail, "@"):
-		return hone.FieldError("tester_email", "tester_email %q is not an email address", testerEmail)
+func validTurnID(id string) bool {
+	if len(id) > MaxTurnIDLength {
+		return false
 	}
-	return nil
-}
-
-// Tester identifies who is talking in a conversation.
-type Tester struct {
-	ConversationID string
-	TesterID       string
-	TesterEmail    string
-}
-
-// Validate reports the first identity field that is missing or malformed.
-func (t Tester) Validate() error {
-	return validateIdentity(t.ConversationID, t.TesterID, t.TesterEmail)
-}
-
-func (t Tester) String() string {
-	return fmt.Sprintf("conversation=%s tester=%s", t.ConversationID, t.TesterID)
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == ':' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return id != ""
 }

@@ -8,8 +8,16 @@ import (
 	"strings"
 
 	"github.com/honehq/hone"
-	"github.com/honehq/hone/internal/tuning"
+	"github.com/honehq/hone/internal/capture"
 )
+
+// CaptureStore keeps conversations, sessions and turns: the capture.Store.
+type CaptureStore struct{ db *DB }
+
+// Capture returns the store of conversations, sessions and turns.
+func (db *DB) Capture() *CaptureStore { return &CaptureStore{db} }
+
+var _ capture.Store = (*CaptureStore)(nil)
 
 // sessionIDLength is the length of a session id: short enough to type, with
 // 32^8 possible values.
@@ -20,8 +28,8 @@ const sessionColumns = `s.id, s.conversation_id, s.session_start, s.session_end,
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanSession(row scanner) (*tuning.Session, error) {
-	var s tuning.Session
+func scanSession(row scanner) (*capture.Session, error) {
+	var s capture.Session
 	var end sql.NullTime
 	var meta []byte
 	if err := row.Scan(&s.ID, &s.ConversationID, &s.Start, &end, &s.PromptVersion, &s.Branch,
@@ -46,30 +54,37 @@ func jsonOrEmpty(b []byte) []byte {
 }
 
 // FindSession returns the session with id.
-func (db *DB) FindSession(ctx context.Context, id string) (*tuning.Session, error) {
-	s, err := scanSession(db.queryRow(ctx, `SELECT `+sessionColumns+` FROM sessions s WHERE s.id = ?`, id))
+func (cs *CaptureStore) FindSession(ctx context.Context, id string) (*capture.Session, error) {
+	ctx, cancel := cs.db.limit(ctx)
+	defer cancel()
+	s, err := scanSession(cs.db.queryRow(ctx, `SELECT `+sessionColumns+` FROM sessions s WHERE s.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("session", id)
 	} else if err != nil {
-		return nil, fmt.Errorf("find session %q: %w", id, err)
+		return nil, dbError(fmt.Errorf("find session %q: %w", id, err))
 	}
 	return s, nil
 }
 
 // CurrentSession returns the conversation's open session.
-func (db *DB) CurrentSession(ctx context.Context, conversationID string) (*tuning.Session, error) {
-	s, err := scanSession(db.queryRow(ctx, `SELECT `+sessionColumns+`
+func (cs *CaptureStore) CurrentSession(ctx context.Context, conversationID string) (*capture.Session, error) {
+	ctx, cancel := cs.db.limit(ctx)
+	defer cancel()
+	s, err := scanSession(cs.db.queryRow(ctx, `SELECT `+sessionColumns+`
 		FROM conversations c JOIN sessions s ON s.id = c.current_session_id WHERE c.id = ?`, conversationID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, hone.Errorf(hone.ENOTFOUND, "conversation %q has no session", conversationID)
 	} else if err != nil {
-		return nil, fmt.Errorf("current session of %q: %w", conversationID, err)
+		return nil, dbError(fmt.Errorf("current session of %q: %w", conversationID, err))
 	}
 	return s, nil
 }
 
 // ListSessions returns sessions newest first.
-func (db *DB) ListSessions(ctx context.Context, f tuning.SessionFilter) ([]*tuning.Session, error) {
+func (cs *CaptureStore) ListSessions(ctx context.Context, f capture.SessionFilter) ([]*capture.Session, error) {
+	ctx, cancel := cs.db.limit(ctx)
+	defer cancel()
+	db := cs.db
 	var where []string
 	var args []any
 	if f.TesterID != "" {
@@ -80,30 +95,30 @@ func (db *DB) ListSessions(ctx context.Context, f tuning.SessionFilter) ([]*tuni
 		query += " WHERE " + strings.Join(where, " AND ")
 	}
 	if f.Limit <= 0 {
-		f.Limit = tuning.DefaultSessionLimit
+		f.Limit = capture.DefaultSessionLimit
 	}
 	query += ` ORDER BY s.session_start DESC, s.id LIMIT ? OFFSET ?`
 	args = append(args, f.Limit, max(f.Offset, 0))
 	rows, err := db.query(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
+		return nil, dbError(fmt.Errorf("list sessions: %w", err))
 	}
 	defer rows.Close()
-	out := []*tuning.Session{}
+	out := []*capture.Session{}
 	for rows.Next() {
 		s, err := scanSession(rows)
 		if err != nil {
-			return nil, fmt.Errorf("list sessions: %w", err)
+			return nil, dbError(fmt.Errorf("list sessions: %w", err))
 		}
 		out = append(out, s)
 	}
-	return out, rows.Err()
+	return out, dbError(rows.Err())
 }
 
 // lockConversation makes sure the conversation has a row and locks it for the
 // rest of the transaction, so that concurrent turns of one conversation agree
 // on its session. It returns the current session, nil when there is none.
-func lockConversation(ctx context.Context, tx *Tx, conversationID string) (*tuning.Session, error) {
+func lockConversation(ctx context.Context, tx *Tx, conversationID string) (*capture.Session, error) {
 	if _, err := tx.exec(ctx, `INSERT INTO conversations (id, updated_at) VALUES (?, ?)
 		ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at`, conversationID, tx.now); err != nil {
 		return nil, fmt.Errorf("lock conversation: %w", err)
@@ -119,8 +134,8 @@ func lockConversation(ctx context.Context, tx *Tx, conversationID string) (*tuni
 }
 
 // startSession creates a session and makes it the conversation's current one.
-func startSession(ctx context.Context, tx *Tx, t tuning.Tester, promptVersion, branch string) (*tuning.Session, error) {
-	s := &tuning.Session{
+func startSession(ctx context.Context, tx *Tx, t capture.Tester, promptVersion, branch string) (*capture.Session, error) {
+	s := &capture.Session{
 		ConversationID: t.ConversationID, Start: tx.now, PromptVersion: promptVersion, Branch: branch,
 		TesterID: t.TesterID, TesterEmail: t.TesterEmail, Metadata: []byte("{}"),
 	}
@@ -145,7 +160,7 @@ func startSession(ctx context.Context, tx *Tx, t tuning.Tester, promptVersion, b
 	return s, nil
 }
 
-func endSession(ctx context.Context, tx *Tx, s *tuning.Session) error {
+func endSession(ctx context.Context, tx *Tx, s *capture.Session) error {
 	if _, err := tx.exec(ctx, `UPDATE sessions SET session_end = ? WHERE id = ? AND session_end IS NULL`, tx.now, s.ID); err != nil {
 		return fmt.Errorf("end session %s: %w", s.ID, err)
 	}
@@ -156,8 +171,13 @@ func endSession(ctx context.Context, tx *Tx, s *tuning.Session) error {
 
 // ResetSession ends the conversation's current session and starts a new one
 // with the same prompt version and branch.
-func (db *DB) ResetSession(ctx context.Context, t tuning.Tester) (prev, next *tuning.Session, err error) {
-	err = db.update(ctx, func(tx *Tx) error {
+func (cs *CaptureStore) ResetSession(ctx context.Context, t capture.Tester) (prev, next *capture.Session, err error) {
+	if err := t.Validate(); err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := cs.db.limit(ctx)
+	defer cancel()
+	err = cs.db.update(ctx, func(tx *Tx) error {
 		if prev, err = lockConversation(ctx, tx, t.ConversationID); err != nil {
 			return err
 		}
@@ -179,12 +199,16 @@ func (db *DB) ResetSession(ctx context.Context, t tuning.Tester) (prev, next *tu
 
 // OpenSession returns the conversation's current session when it has the
 // prompt version, and otherwise ends it and starts one that has.
-func (db *DB) OpenSession(ctx context.Context, t tuning.Tester, promptVersion, branch string) (*tuning.Session, error) {
+func (cs *CaptureStore) OpenSession(ctx context.Context, t capture.Tester, promptVersion, branch string) (*capture.Session, error) {
+	t = t.Clean()
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
-	var s *tuning.Session
-	err := db.update(ctx, func(tx *Tx) (err error) {
+	promptVersion, branch = hone.CleanText(promptVersion), hone.CleanText(branch)
+	ctx, cancel := cs.db.limit(ctx)
+	defer cancel()
+	var s *capture.Session
+	err := cs.db.update(ctx, func(tx *Tx) (err error) {
 		if s, err = lockConversation(ctx, tx, t.ConversationID); err != nil {
 			return err
 		}
@@ -206,9 +230,14 @@ func (db *DB) OpenSession(ctx context.Context, t tuning.Tester, promptVersion, b
 }
 
 // ResumeSession makes one of the tester's sessions current again.
-func (db *DB) ResumeSession(ctx context.Context, t tuning.Tester, sessionID string) (*tuning.Session, error) {
-	var s *tuning.Session
-	err := db.update(ctx, func(tx *Tx) error {
+func (cs *CaptureStore) ResumeSession(ctx context.Context, t capture.Tester, sessionID string) (*capture.Session, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := cs.db.limit(ctx)
+	defer cancel()
+	var s *capture.Session
+	err := cs.db.update(ctx, func(tx *Tx) error {
 		current, err := lockConversation(ctx, tx, t.ConversationID)
 		if err != nil {
 			return err

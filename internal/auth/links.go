@@ -1,0 +1,92 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Links makes URLs under hone's public address: signed download links and
+// one-time sign-in links.
+type Links struct {
+	auth *Auth
+
+	mu   sync.Mutex
+	base string
+}
+
+// NewLinks returns links under base, the URL users reach hone at.
+func (a *Auth) NewLinks(base string) *Links {
+	return &Links{auth: a, base: strings.TrimRight(base, "/")}
+}
+
+// SetBase changes the URL links start with.
+func (l *Links) SetBase(base string) {
+	l.mu.Lock()
+	l.base = strings.TrimRight(base, "/")
+	l.mu.Unlock()
+}
+
+// Base is the URL links start with.
+func (l *Links) Base() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.base
+}
+
+// Sign returns path with a signature that lets anyone holding the link use
+// it until LinkTTL from now, without signing in.
+func (l *Links) Sign(ctx context.Context, path string) (string, error) {
+	exp := strconv.FormatInt(l.auth.opts.Now().Add(l.auth.opts.LinkTTL).Unix(), 10)
+	sig, err := l.auth.sign(ctx, "link", path, exp)
+	if err != nil {
+		return "", err
+	}
+	return l.Base() + path + "?" + url.Values{"expires": {exp}, "sig": {sig}}.Encode(), nil
+}
+
+// ExportURL is the signed download link of a session's export; it makes
+// Links a tuning.Links.
+func (l *Links) ExportURL(ctx context.Context, sessionID, format string) (string, error) {
+	return l.Sign(ctx, "/sessions/"+sessionID+"/export."+format)
+}
+
+// Verify reports whether the request's path carries a valid, unexpired
+// signature. The error is for a failure to read the secret.
+func (a *Auth) Verify(ctx context.Context, path string, query url.Values) (bool, error) {
+	exp, sig := query.Get("expires"), query.Get("sig")
+	unix, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil || sig == "" || !a.opts.Now().Before(time.Unix(unix, 0)) {
+		return false, nil
+	}
+	return a.verify(ctx, sig, "link", path, exp)
+}
+
+// SignInPath is where one-time sign-in links point, followed by the token.
+const SignInPath = "/signin/"
+
+// SignInLink makes a one-time link that signs its holder in as admin, valid
+// for SignInTTL.
+func (l *Links) SignInLink(ctx context.Context) (string, error) {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	token := base64.RawURLEncoding.EncodeToString(b)
+	if err := l.auth.store.CreateSignInLink(ctx, hashToken(token), l.auth.opts.Now().Add(l.auth.opts.SignInTTL)); err != nil {
+		return "", err
+	}
+	return l.Base() + SignInPath + token, nil
+}
+
+// UseSignInLink spends a one-time sign-in token: nil the first time, within
+// SignInTTL; an EUNAUTHORIZED error after that.
+func (a *Auth) UseSignInLink(ctx context.Context, token string) error {
+	if token == "" || len(token) > 100 {
+		return errSignIn
+	}
+	return a.store.UseSignInLink(ctx, hashToken(token))
+}

@@ -1,0 +1,45 @@
+package chat
+
+import (
+	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/capture"
+)
+
+// Message is one chat message from a tester, as any transport delivers it.
+type Message struct {
+	capture.Tester
+	Text string
+}
+
+// Reply is hone's answer to a message. Command is false for a message hone
+// does not handle: the transport passes it on to the application. Ack asks
+// the transport to acknowledge silently (a reaction) instead of or beside
+// showing Text.
+type Reply struct {
+	Command   bool   `json:"command"`
+	Text      string `json:"reply"`
+	Ack       bool   `json:"ack"`
+	SessionID string `json:"session_id"`
+	// Failed is set when the message could not be carried out because of a
+	// storage failure; Text then says so.
+	Failed bool `json:"failed,omitempty"`
+
+	err error
+}
+
+// Err is the failure behind a Failed reply, for a transport that answers
+// differently when the database is unavailable (the API's 503); nil for
+// any other reply.
+func (r Reply) Err() error { return r.err }
+
+// Code is the error code of a Failed reply, "" for any other.
+func (r Reply) Code() string { return hone.ErrorCode(r.err) }
+
+// Replies the spec fixes word for word for failed commands.
+const (
+	FailedSaveText = "⚠️ Failed to save feedback. Please try again or contact support."
+	FailedReadText = "⚠️ Failed to read the session. Please try again or contact support."
+)
+
+// MaxTextLength is the longest message, in characters.
+const MaxTextLength = capture.MaxTextLength

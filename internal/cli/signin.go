@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/honehq/hone/internal/auth"
+	"github.com/spf13/cobra"
+)
+
+func newLoginLink(opts *options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "login-link",
+		Short: "Print a one-time link that signs a browser in to the web UI",
+		Long: `Print a one-time link that signs a browser in to hone's web UI as admin, for a
+hone whose HONE_API_TOKEN is set. The link works once, for 15 minutes; the URL
+is the last line on standard output. It starts with HONE_PUBLIC_URL, or
+http://HONE_ADDR when that is not set.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			db, err := opts.openDB(ctx)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			if opts.cfg.APIToken == "" {
+				fmt.Fprintln(opts.stderr, "Note: HONE_API_TOKEN is not set here. A hone server without it needs no sign-in; the link matters only to one that has it.")
+			}
+			base := opts.cfg.PublicURL
+			if base == "" {
+				base = "http://" + opts.cfg.Addr
+			}
+			link, err := auth.New(db.Auth(), auth.Options{Token: opts.cfg.APIToken}).NewLinks(base).SignInLink(ctx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Open this link within %s to sign in; it works once:\n%s\n", auth.DefaultSignInTTL, link)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opts.cfg.PublicURL, "public-url", opts.cfg.PublicURL, "URL users reach hone at (HONE_PUBLIC_URL)")
+	cmd.Flags().StringVar(&opts.cfg.Addr, "addr", opts.cfg.Addr, "address hone serves, for the link when there is no public URL (HONE_ADDR)")
+	return cmd
+}
+
+func newRotateSecret(opts *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rotate-secret",
+		Short: "Revoke every sign-in and every signed link by replacing hone's signing secret",
+		Long: `Replace the secret hone signs sign-in cookies, one-time sign-in links and the
+download links of !print with. Everything signed so far stops working: everyone
+signs in again, and testers ask for new links. Servers sharing the database pick
+up the new secret within 5 seconds.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			db, err := opts.openDB(ctx)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			if err := auth.New(db.Auth(), auth.Options{}).Rotate(ctx); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "The signing secret is new: every sign-in and signed link from before no longer works.")
+			return nil
+		},
+	}
+}

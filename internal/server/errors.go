@@ -1,0 +1,92 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/honehq/hone"
+)
+
+// statusOf maps an error code to its HTTP status.
+var statusOf = map[string]int{
+	hone.EINVALID:      http.StatusBadRequest,
+	hone.EUNAUTHORIZED: http.StatusUnauthorized,
+	hone.EFORBIDDEN:    http.StatusForbidden,
+	hone.ENOTFOUND:     http.StatusNotFound,
+	hone.ENOTALLOWED:   http.StatusMethodNotAllowed,
+	hone.ETIMEOUT:      http.StatusRequestTimeout,
+	hone.ECONFLICT:     http.StatusConflict,
+	hone.ETOOLARGE:     http.StatusRequestEntityTooLarge,
+	hone.EINTERNAL:     http.StatusInternalServerError,
+	hone.EUNAVAILABLE:  http.StatusServiceUnavailable,
+}
+
+// Status returns the HTTP status for err.
+func Status(err error) int {
+	if s, ok := statusOf[hone.ErrorCode(err)]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// RetryAfter is how many seconds a client is asked to wait after a 503.
+const RetryAfter = 5
+
+// Body writes the body of an error answer whose status and headers are set.
+type Body func(w http.ResponseWriter, r *http.Request, status int, err error)
+
+// WriteError answers err: its status, Retry-After when the cause is an
+// unavailable database or LLM, then the face's body. Internal errors are
+// logged with the request and shown only as a generic message. An error of
+// a Download that had started is logged and breaks the connection.
+func WriteError(w http.ResponseWriter, r *http.Request, log Logger, err error, body Body) {
+	if aborted(err) {
+		if log != nil {
+			log.ErrorContext(r.Context(), "response failed part way", "method", r.Method, "path", r.URL.Path, "err", err)
+		}
+		panic(http.ErrAbortHandler)
+	}
+	status := Status(err)
+	switch status {
+	case http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", strconv.Itoa(RetryAfter))
+	case http.StatusRequestTimeout:
+		w.Header().Set("Connection", "close")
+	}
+	if status >= 500 && log != nil {
+		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+	}
+	body(w, r, status, err)
+}
+
+// ErrorBody is the JSON body of every error response.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail says what went wrong and, for bad input, which field.
+type ErrorDetail struct {
+	Code    string `json:"code"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+// Detail is the ErrorDetail of err.
+func Detail(err error) ErrorDetail {
+	return ErrorDetail{Code: hone.ErrorCode(err), Field: hone.ErrorField(err), Message: hone.ErrorMessage(err)}
+}
+
+// JSONBody writes err as an ErrorBody.
+func JSONBody(w http.ResponseWriter, _ *http.Request, status int, err error) {
+	WriteJSON(w, status, ErrorBody{Error: Detail(err)})
+}
+
+// WriteJSON writes v as JSON with the status, HTML characters unescaped.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}

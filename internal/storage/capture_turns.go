@@ -1,0 +1,214 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/capture"
+)
+
+// turnIDLength is the length of a turn or improvement id hone makes.
+const turnIDLength = 12
+
+// RecordTurns appends turns to their conversations' current sessions, in one
+// transaction, each on its own.
+func (cs *CaptureStore) RecordTurns(ctx context.Context, recs []capture.TurnRecord) ([]capture.TurnResult, error) {
+	ctx, cancel := cs.db.limit(ctx)
+	defer cancel()
+	out := make([]capture.TurnResult, len(recs))
+	err := cs.db.update(ctx, func(tx *Tx) error {
+		if len(recs) == 1 && recs[0].Key == "" && recs[0].Input.ID == "" {
+			t, err := recordTurn(ctx, tx, &recs[0])
+			out[0] = capture.TurnResult{Turn: t}
+			return err
+		}
+		for i := range recs {
+			out[i] = recordAlone(ctx, tx, &recs[i])
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// recordAlone records rec in a savepoint of its own, so that its failure
+// leaves the rest of the transaction alone. A turn whose id or key another
+// transaction took meanwhile is looked up again, as a retry of it.
+func recordAlone(ctx context.Context, tx *Tx, rec *capture.TurnRecord) capture.TurnResult {
+	var res capture.TurnResult
+	for attempt := 0; ; attempt++ {
+		err := tx.savepoint(ctx, "turn", func() error {
+			var err error
+			res, err = recordKeyed(ctx, tx, rec)
+			return err
+		})
+		err = dbError(err)
+		if err != nil && hone.ErrorCode(err) == hone.ECONFLICT && attempt == 0 {
+			continue
+		}
+		if err != nil {
+			return capture.TurnResult{Err: err}
+		}
+		return res
+	}
+}
+
+// recordKeyed records rec unless its id or idempotency key is taken: by the
+// same turn (a replay), or by another (an ECONFLICT error in the result).
+func recordKeyed(ctx context.Context, tx *Tx, rec *capture.TurnRecord) (capture.TurnResult, error) {
+	for _, k := range []struct{ column, value, field, what string }{
+		{"id", rec.Input.ID, "id", "turn id"},
+		{"idempotency_key", rec.Key, "Idempotency-Key", "Idempotency-Key"},
+	} {
+		if k.value == "" {
+			continue
+		}
+		var fp sql.NullString
+		t, err := scanTurn(tx.queryRow(ctx, `SELECT `+tx.db.turnColumns()+`, t.fingerprint FROM turns t WHERE t.`+k.column+` = ?`,
+			k.value), &fp)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		} else if err != nil {
+			return capture.TurnResult{}, fmt.Errorf("look up %s: %w", k.what, err)
+		}
+		if fp.String != rec.Fingerprint {
+			return capture.TurnResult{Err: &hone.Error{Code: hone.ECONFLICT, Field: k.field,
+				Message: fmt.Sprintf("%s %q was already used for a different turn", k.what, k.value)}}, nil
+		}
+		return capture.TurnResult{Turn: t, Replayed: true}, nil
+	}
+	t, err := recordTurn(ctx, tx, rec)
+	return capture.TurnResult{Turn: t}, err
+}
+
+// recordTurn appends rec's turn to its conversation's current session,
+// starting a session first when there is none or the prompt version changed.
+func recordTurn(ctx context.Context, tx *Tx, rec *capture.TurnRecord) (*capture.Turn, error) {
+	in := &rec.Input
+	s, err := lockConversation(ctx, tx, in.ConversationID)
+	if err != nil {
+		return nil, err
+	}
+	if s != nil && in.PromptVersion != "" && in.PromptVersion != s.PromptVersion {
+		if err := endSession(ctx, tx, s); err != nil {
+			return nil, err
+		}
+		s = nil
+	}
+	if s == nil {
+		if s, err = startSession(ctx, tx, in.Tester(), in.PromptVersion, in.Branch); err != nil {
+			return nil, err
+		}
+	}
+	id := in.ID
+	if id == "" {
+		id = hone.NewID(turnIDLength)
+	}
+	t := &capture.Turn{
+		ID: id, SessionID: s.ID, UserMessage: in.UserMessage, Response: in.Response,
+		Timestamp: tx.now, SearchResults: in.SearchResults, AvgSimilarity: in.AvgSimilarity,
+		ProcessingTimeMS: in.ProcessingTimeMS, Metadata: jsonOrEmpty(in.Metadata), Scores: map[string]int{},
+	}
+	if err := tx.queryRow(ctx, `UPDATE sessions SET total_turns = total_turns + 1 WHERE id = ? RETURNING total_turns`,
+		s.ID).Scan(&t.Number); err != nil {
+		return nil, fmt.Errorf("number turn: %w", err)
+	}
+	m := rec.Measured
+	if t.Number == 1 && rec.First != nil {
+		m = *rec.First
+	}
+	var measured any
+	if len(m.Metrics) > 0 {
+		t.Metrics, measured = m.Metrics, string(m.Metrics)
+	}
+	t.ObjectiveScore = m.Objective
+	var search, key, fp any
+	if len(in.SearchResults) > 0 {
+		search = string(in.SearchResults)
+	}
+	if rec.Key != "" {
+		key = rec.Key
+	}
+	if rec.Fingerprint != "" {
+		fp = rec.Fingerprint
+	}
+	if _, err := tx.exec(ctx, `INSERT INTO turns (id, session_id, turn_number, user_message, response, created_at,
+		search_results, avg_similarity, processing_time_ms, metadata, metrics, objective_score, idempotency_key, fingerprint)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.SessionID, t.Number, t.UserMessage, t.Response, t.Timestamp, search, in.AvgSimilarity,
+		in.ProcessingTimeMS, string(t.Metadata), measured, t.ObjectiveScore, key, fp); err != nil {
+		return nil, fmt.Errorf("insert turn: %w", err)
+	}
+	return t, nil
+}
+
+func (db *DB) turnColumns() string {
+	return `t.id, t.session_id, t.turn_number, t.user_message, t.response, ` + db.timeText("t.created_at") + `,
+	t.search_results, t.avg_similarity, t.processing_time_ms, t.metadata,
+	t.metrics, t.scores, t.objective_score, t.subjective_score, t.overall_score`
+}
+
+func scanTurn(row scanner, extra ...any) (*capture.Turn, error) {
+	var t capture.Turn
+	var at rawTime
+	var search, meta []byte
+	var sim, ms sql.NullFloat64
+	var measured, scores []byte
+	var obj, subj, overall sql.NullFloat64
+	dest := append([]any{&t.ID, &t.SessionID, &t.Number, &t.UserMessage, &t.Response, &at,
+		&search, &sim, &ms, &meta, &measured, &scores, &obj, &subj, &overall}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return nil, err
+	}
+	var err error
+	if t.Timestamp, err = at.Time(); err != nil {
+		return nil, err
+	}
+	if len(search) > 0 {
+		t.SearchResults = append([]byte(nil), search...)
+	}
+	if sim.Valid {
+		t.AvgSimilarity = &sim.Float64
+	}
+	if ms.Valid {
+		t.ProcessingTimeMS = &ms.Float64
+	}
+	t.Metadata = jsonOrEmpty(meta)
+	if len(measured) > 0 {
+		t.Metrics = append([]byte(nil), measured...)
+	}
+	if t.Scores, err = decodeScores(scores); err != nil {
+		return nil, err
+	}
+	t.ObjectiveScore, t.SubjectiveScore, t.OverallScore = nullFloat(obj), nullFloat(subj), nullFloat(overall)
+	return &t, nil
+}
+
+// RecentTurns returns up to limit of the latest turns of a session, oldest first.
+func (cs *CaptureStore) RecentTurns(ctx context.Context, sessionID string, limit int) ([]*capture.Turn, error) {
+	ctx, cancel := cs.db.limit(ctx)
+	defer cancel()
+	rows, err := cs.db.query(ctx, `SELECT `+cs.db.turnColumns()+` FROM turns t WHERE t.session_id = ?
+		ORDER BY t.turn_number DESC LIMIT ?`, sessionID, limit)
+	if err != nil {
+		return nil, dbError(fmt.Errorf("recent turns of %s: %w", sessionID, err))
+	}
+	defer rows.Close()
+	var out []*capture.Turn
+	for rows.Next() {
+		t, err := scanTurn(rows)
+		if err != nil {
+			return nil, dbError(err)
+		}
+		out = append(out, t)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, dbError(rows.Err())
+}

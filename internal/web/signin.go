@@ -1,0 +1,104 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/auth"
+)
+
+// safeNext returns next when it is a path of this site, else "/", so that
+// the sign-in page cannot send anyone elsewhere.
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") ||
+		strings.ContainsAny(next, "\r\n") {
+		return "/"
+	}
+	return next
+}
+
+func (u *UI) signedIn(r *http.Request) bool {
+	id, _ := hone.IdentityFrom(r.Context())
+	return id.Kind == hone.IdentityAdmin
+}
+
+func (u *UI) signInPage(w http.ResponseWriter, r *http.Request) error {
+	next := safeNext(r.URL.Query().Get("next"))
+	if u.Auth == nil || !u.Auth.Enabled() || u.signedIn(r) {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return nil
+	}
+	u.Render(w, r, http.StatusOK, "signin", map[string]any{"Title": "Sign in", "Next": next})
+	return nil
+}
+
+func (u *UI) signIn(w http.ResponseWriter, r *http.Request) error {
+	next := safeNext(r.PostFormValue("next"))
+	if u.Auth == nil || !u.Auth.Enabled() {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return nil
+	}
+	if !u.Auth.CheckToken(strings.TrimSpace(r.PostFormValue("token"))) {
+		u.Render(w, r, http.StatusUnauthorized, "signin", map[string]any{"Title": "Sign in", "Next": next,
+			"Error": "That is not hone's API token. Use the value of HONE_API_TOKEN, or a sign-in link from hone login-link."})
+		return nil
+	}
+	return u.startSession(w, r, next)
+}
+
+func (u *UI) startSession(w http.ResponseWriter, r *http.Request, next string) error {
+	c, err := u.Auth.SessionCookie(r.Context(), r, hone.Admin)
+	if err != nil {
+		return err
+	}
+	http.SetCookie(w, c)
+	http.Redirect(w, r, next, http.StatusSeeOther)
+	return nil
+}
+
+// signInLink spends a one-time sign-in link and signs its holder in.
+func (u *UI) signInLink(w http.ResponseWriter, r *http.Request) error {
+	if u.Auth == nil || !u.Auth.Enabled() {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return nil
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	if err := u.Auth.UseSignInLink(r.Context(), r.PathValue("token")); err != nil {
+		if hone.ErrorCode(err) != hone.EUNAUTHORIZED {
+			return err
+		}
+		u.Render(w, r, http.StatusUnauthorized, "signin", map[string]any{"Title": "Sign in", "Next": "/",
+			"Error": hone.ErrorMessage(err)})
+		return nil
+	}
+	return u.startSession(w, r, "/")
+}
+
+func (u *UI) signOut(w http.ResponseWriter, r *http.Request) error {
+	http.SetCookie(w, auth.ClearCookie(r))
+	http.Redirect(w, r, "/signin", http.StatusSeeOther)
+	return nil
+}
+
+func (u *UI) healthz(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if u.Health != nil {
+		if err := u.Health(r.Context()); err != nil {
+			u.Logger.WarnContext(r.Context(), "health check failed", "err", err)
+			w.Header().Set("Retry-After", "5")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte("unavailable: " + hone.ErrorMessage(err) + "\n"))
+			return nil
+		}
+	}
+	_, _ = w.Write([]byte("ok\n"))
+	return nil
+}
+
+func (u *UI) serveStatic(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+	u.static.ServeHTTP(w, r)
+	return nil
+}
