@@ -13,14 +13,26 @@ import (
 // and every export is valid UTF-8.
 const Replacement = "\uFFFD"
 
-// CleanText returns s with each NUL character and each invalid UTF-8 byte
-// sequence replaced by U+FFFD. A string that needs no change is returned as
-// is, without copying.
+// CleanText returns s with each NUL character and each byte that is not
+// part of valid UTF-8 replaced by U+FFFD, as encoding/json does with the
+// strings it decodes. A string that needs no change is returned as is,
+// without copying.
 func CleanText(s string) string {
 	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
 		return s
 	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, Replacement), "\x00", Replacement)
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == 0 || r == utf8.RuneError && n == 1 {
+			b.WriteString(Replacement)
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // Chars is the length of s in characters (Unicode code points), the unit of
@@ -28,13 +40,13 @@ func CleanText(s string) string {
 func Chars(s string) int { return utf8.RuneCountInString(s) }
 
 // CleanJSON returns the JSON text b with what CleanText replaces in text also
-// replaced inside its strings: invalid UTF-8, the escape \u0000, and escapes
-// of lone UTF-16 surrogates, which PostgreSQL's jsonb refuses. b must be
-// valid JSON apart from its encoding. JSON that needs no change is returned
-// as is.
+// replaced inside its strings: bytes that are not UTF-8, the escape \u0000,
+// and escapes of lone UTF-16 surrogates, which PostgreSQL's jsonb refuses. b
+// must be valid JSON apart from its encoding (a raw NUL cannot occur in it).
+// JSON that needs no change is returned as is.
 func CleanJSON(b []byte) []byte {
 	if !utf8.Valid(b) {
-		b = bytes.ToValidUTF8(b, []byte(Replacement))
+		b = []byte(CleanText(string(b)))
 	}
 	if !bytes.Contains(b, []byte(`\u`)) {
 		return b

@@ -12,8 +12,8 @@ func TestCleanText(t *testing.T) {
 		{"plain", "plain"},
 		{"emoji 🎉 and 中文", "emoji 🎉 and 中文"},
 		{"nul\x00here", "nul\uFFFDhere"},
-		{"broken \xff\xfe bytes", "broken \uFFFD bytes"},
-		{"cut \xe2\x82", "cut \uFFFD"},
+		{"broken \xff\xfe bytes", "broken \uFFFD\uFFFD bytes"},
+		{"cut \xe2\x82", "cut \uFFFD\uFFFD"},
 		{"\x00", "\uFFFD"},
 		{"", ""},
 	} {

@@ -89,6 +89,3 @@ func (a *API) openAPI(w http.ResponseWriter, _ *http.Request) error {
 	_, err := w.Write(openAPI)
 	return err
 }
-
-// OpenAPI returns the OpenAPI document the API serves.
-func OpenAPI() []byte { return openAPI }

@@ -3,6 +3,7 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,93 +16,178 @@ import (
 	"time"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/api"
 	"github.com/honehq/hone/internal/storage"
 )
 
-const benchClients = 16
-
-func benchTurn(client, i int) map[string]any {
+func benchTurn(conversation string, i int) map[string]any {
 	return map[string]any{
-		"conversation_id": fmt.Sprint("bench-", client), "tester_id": fmt.Sprint("tester-", client),
+		"conversation_id": conversation, "tester_id": "tester-" + conversation,
 		"tester_email": "meg@example.com", "user_message": fmt.Sprint("My employee didn't show up for 3 days, case ", i),
 		"response":       "Got it — that's definitely something we need to address right away. Per our attendance policy, call first.",
 		"prompt_version": "fc26922", "processing_time_ms": 812.5, "avg_similarity": 0.82,
 	}
 }
 
-// BenchmarkPostTurns posts turns from 16 concurrent keep-alive clients over
-// loopback to a server on SQLite, then inserts the same rows straight into a
-// fresh SQLite database, one statement each, and reports both rates and
-// their ratio.
-func BenchmarkPostTurns(b *testing.B) {
-	a := start(b, slog.New(slog.DiscardHandler))
-	bodies := make([][][]byte, benchClients)
-	per := max(b.N/benchClients, 1)
-	for c := range bodies {
-		for i := range per {
-			body, _ := json.Marshal(benchTurn(c, i))
-			bodies[c] = append(bodies[c], body)
-		}
-	}
-	transport := &http.Transport{MaxIdleConnsPerHost: benchClients, MaxConnsPerHost: benchClients}
+// postAll sends bodies from clients concurrent keep-alive clients to url and
+// returns how long they took; every answer must have the status want.
+func postAll(b *testing.B, url string, bodies [][][]byte, want int, check func([]byte) error) time.Duration {
+	b.Helper()
+	clients := len(bodies)
+	transport := &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}
 	client := &http.Client{Transport: transport}
 	defer transport.CloseIdleConnections()
 	var failed atomic.Int64
-	url := a.URL() + "/api/v1/turns"
-	b.ResetTimer()
+	var firstErr atomic.Value
 	start := time.Now()
 	var wg sync.WaitGroup
-	for c := range benchClients {
+	for c := range clients {
 		wg.Go(func() {
 			for _, body := range bodies[c] {
 				resp, err := client.Post(url, "application/json", bytes.NewReader(body))
 				if err != nil {
 					failed.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
 					continue
 				}
-				io.Copy(io.Discard, resp.Body)
+				answer, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
-				if resp.StatusCode != http.StatusCreated {
+				if resp.StatusCode != want {
 					failed.Add(1)
+					firstErr.CompareAndSwap(nil, fmt.Sprintf("status %d: %s", resp.StatusCode, answer))
+				} else if check != nil {
+					if err := check(answer); err != nil {
+						failed.Add(1)
+						firstErr.CompareAndSwap(nil, err.Error())
+					}
 				}
 			}
 		})
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	b.StopTimer()
 	if n := failed.Load(); n > 0 {
-		b.Fatalf("%d turns failed", n)
+		b.Fatalf("%d requests failed, the first: %v", n, firstErr.Load())
 	}
-	total := per * benchClients
-	httpRate := float64(total) / elapsed.Seconds()
-	rawRate := rawInsertRate(b, total)
-	b.ReportMetric(httpRate, "turns/s")
-	b.ReportMetric(rawRate, "raw-inserts/s")
-	b.ReportMetric(httpRate/rawRate, "ratio")
+	return elapsed
 }
 
-// rawInsertRate inserts n turn rows like the benchmark's into a fresh SQLite
-// database, one INSERT each (autocommit), and returns the rate.
-func rawInsertRate(b *testing.B, n int) float64 {
+// BenchmarkPostTurns posts single turns (POST /turns, scored) from 16
+// concurrent keep-alive clients over loopback to a server on SQLite, and
+// reports the rate beside the raw SQLite insert rates of the same rows
+// measured in the same run: one INSERT per transaction, and 1,000 per
+// transaction. Use -benchtime 20000x.
+func BenchmarkPostTurns(b *testing.B) {
+	const clients = 16
+	a := start(b, slog.New(slog.DiscardHandler))
+	per := max(b.N/clients, 1)
+	bodies := make([][][]byte, clients)
+	for c := range bodies {
+		for i := range per {
+			body, _ := json.Marshal(benchTurn(fmt.Sprint("bench-", c), i))
+			bodies[c] = append(bodies[c], body)
+		}
+	}
+	b.ResetTimer()
+	elapsed := postAll(b, a.URL()+api.Prefix+"/turns", bodies, http.StatusCreated, nil)
+	b.StopTimer()
+	report(b, float64(per*clients)/elapsed.Seconds(), per*clients)
+}
+
+// BenchmarkBatchTurns posts turns in batches of 100 (POST /turns/batch,
+// scored), spread over 10 conversations per client, from 4 concurrent
+// clients to a server on SQLite, and reports the rate beside the same raw
+// SQLite baselines. Use -benchtime 500x (500 batches, 50,000 turns).
+func BenchmarkBatchTurns(b *testing.B) {
+	const clients, batch = 4, 100
+	a := start(b, slog.New(slog.DiscardHandler))
+	per := max(b.N/clients, 1)
+	bodies := make([][][]byte, clients)
+	n := 0
+	for c := range bodies {
+		for i := range per {
+			items := make([]map[string]any, batch)
+			for j := range items {
+				items[j] = benchTurn(fmt.Sprintf("bench-%d-%d", c, j%10), i*batch+j)
+				n++
+			}
+			body, _ := json.Marshal(items)
+			bodies[c] = append(bodies[c], body)
+		}
+	}
+	check := func(answer []byte) error {
+		var out api.BatchAnswer
+		if err := json.Unmarshal(answer, &out); err != nil || len(out.Results) != batch {
+			return fmt.Errorf("batch answer %.200s: %v", answer, err)
+		}
+		for _, r := range out.Results {
+			if r.Error != nil || r.TurnNumber < 1 {
+				return fmt.Errorf("batch result %+v", r)
+			}
+		}
+		return nil
+	}
+	b.ResetTimer()
+	elapsed := postAll(b, a.URL()+api.Prefix+"/turns/batch", bodies, http.StatusOK, check)
+	b.StopTimer()
+	report(b, float64(n)/elapsed.Seconds(), n)
+}
+
+// report reports rate beside the raw SQLite baselines of n rows.
+func report(b *testing.B, rate float64, n int) {
+	single := rawInsertRate(b, min(n, 20_000), 1)
+	bulk := rawInsertRate(b, max(n, 10_000), 1000)
+	b.ReportMetric(rate, "turns/s")
+	b.ReportMetric(single, "raw-1-per-tx/s")
+	b.ReportMetric(bulk, "raw-1000-per-tx/s")
+	b.ReportMetric(rate/single, "x-raw-1")
+	b.ReportMetric(rate/bulk, "x-raw-1000")
+}
+
+// rawInsertRate inserts n turn rows like the benchmarks' into a fresh
+// SQLite database of hone's schema, perTx rows per transaction, with one
+// prepared statement, and returns the rate.
+func rawInsertRate(b *testing.B, n, perTx int) float64 {
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(b.TempDir(), "raw.db"), slog.New(slog.DiscardHandler))
+	dir := b.TempDir()
+	db, err := storage.Open(ctx, filepath.Join(dir, "raw.db"), slog.New(slog.DiscardHandler))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer db.Close()
 	if err := db.Migrate(ctx); err != nil {
 		b.Fatal(err)
 	}
-	if err := db.Exec(ctx, `INSERT INTO sessions (id, conversation_id, session_start, tester_id) VALUES ('raw', 'raw', ?, 'raw')`, time.Now()); err != nil {
+	db.Close()
+	raw, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "raw.db")+"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer raw.Close()
+	raw.SetMaxOpenConns(1)
+	if _, err := raw.ExecContext(ctx, `INSERT INTO sessions (id, conversation_id, session_start, tester_id) VALUES ('raw', 'raw', ?, 'raw')`, time.Now()); err != nil {
 		b.Fatal(err)
 	}
 	start := time.Now()
-	for i := range n {
-		t := benchTurn(i%benchClients, i)
-		if err := db.Exec(ctx, `INSERT INTO turns (id, session_id, turn_number, user_message, response, created_at,
-			avg_similarity, processing_time_ms, metadata) VALUES (?, 'raw', ?, ?, ?, ?, ?, ?, '{}')`,
-			hone.NewID(12), i+1, t["user_message"], t["response"], time.Now().UTC(), t["avg_similarity"], t["processing_time_ms"]); err != nil {
+	for done := 0; done < n; {
+		tx, err := raw.BeginTx(ctx, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st, err := tx.PrepareContext(ctx, `INSERT INTO turns (id, session_id, turn_number, user_message, response, created_at,
+			avg_similarity, processing_time_ms, metadata, metrics, objective_score) VALUES (?, 'raw', ?, ?, ?, ?, ?, ?, '{}', ?, ?)`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for k := 0; k < perTx && done < n; k++ {
+			t := benchTurn("raw", done)
+			if _, err := st.ExecContext(ctx, hone.NewID(12), done+1, t["user_message"], t["response"], time.Now().UTC(),
+				t["avg_similarity"], t["processing_time_ms"], `{"m":1}`, 0.5); err != nil {
+				b.Fatal(err)
+			}
+			done++
+		}
+		st.Close()
+		if err := tx.Commit(); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/honehq/hone"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // fileSpec is the top level of a metric set file.

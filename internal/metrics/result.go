@@ -41,10 +41,10 @@ func (r Result) Get(name string) (score *float64, found bool) {
 // MarshalJSON implements json.Marshaler.
 func (r Result) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
+	b.Grow(40 * (len(r.Metrics) + 1))
 	b.WriteByte('{')
 	for _, v := range r.Metrics {
-		key, _ := json.Marshal(v.Name)
-		b.Write(key)
+		writeKey(&b, v.Name)
 		b.WriteByte(':')
 		writeNumber(&b, v.Score)
 		b.WriteByte(',')
@@ -55,13 +55,28 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// writeKey writes name as a JSON string: as is between quotes when it needs
+// no escaping, as metric names never do, else through encoding/json.
+func writeKey(b *bytes.Buffer, name string) {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 || c == '<' || c == '>' || c == '&' {
+			key, _ := json.Marshal(name)
+			b.Write(key)
+			return
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(name)
+	b.WriteByte('"')
+}
+
 // writeNumber writes p as a JSON number, or null when p is nil or not finite.
 func writeNumber(b *bytes.Buffer, p *float64) {
 	if p == nil || math.IsNaN(*p) || math.IsInf(*p, 0) {
 		b.WriteString("null")
 		return
 	}
-	b.WriteString(strconv.FormatFloat(*p, 'g', -1, 64))
+	b.Write(strconv.AppendFloat(b.AvailableBuffer(), *p, 'g', -1, 64))
 }
 
 // UnmarshalJSON implements json.Unmarshaler, keeping the order of the keys.

@@ -83,3 +83,17 @@ func TestMetricNames(t *testing.T) {
 		t.Errorf("name %q", Default().Name())
 	}
 }
+
+func TestResultJSONKeysAreEscaped(t *testing.T) {
+	one := 1.0
+	for _, name := range []string{"plain_name", `quo"te`, `back\slash`, "new\nline", "<tag>&", "é"} {
+		b, err := json.Marshal(Result{Metrics: []Value{{Name: name, Score: &one}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal(b, &got); err != nil || got[name] != 1.0 {
+			t.Errorf("%q: %s (%v)", name, b, err)
+		}
+	}
+}

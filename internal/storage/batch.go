@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // maxBatch is the most write transactions committed together on SQLite.
@@ -69,6 +70,8 @@ func (db *DB) runBatch(batch []writeJob) {
 				results[i] = fmt.Errorf("commit: %w", err)
 			}
 		}
+	} else {
+		db.commits.Add(1)
 	}
 	db.prepare(ctx, unprepared)
 	for i, j := range batch {
@@ -98,4 +101,32 @@ func (tx *Tx) savepoint(ctx context.Context, name string, fn func() error) error
 		return fmt.Errorf("release savepoint: %w", err)
 	}
 	return nil
+}
+
+// checkpointEvery is how often the checkpointer looks for new commits.
+const checkpointEvery = 200 * time.Millisecond
+
+// checkpointer copies the write-ahead log into the database file after
+// commits, in the background: SQLite would otherwise do it inside a commit of
+// the writer every 1,000 pages, holding up every write waiting behind it. A
+// PASSIVE checkpoint waits for no one and blocks no one.
+func (db *DB) checkpointer() {
+	defer close(db.checkpointed)
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	var done int64
+	for {
+		select {
+		case <-db.stop:
+			return
+		case <-t.C:
+		}
+		if n := db.commits.Load(); n != done {
+			if _, err := db.checkpoints.Exec("PRAGMA wal_checkpoint(PASSIVE)"); err != nil {
+				db.log.Warn("checkpoint the write-ahead log", "err", err)
+				continue
+			}
+			done = n
+		}
+	}
 }

@@ -18,20 +18,39 @@ const turnIDLength = 12
 func (cs *CaptureStore) RecordTurns(ctx context.Context, recs []capture.TurnRecord) ([]capture.TurnResult, error) {
 	ctx, cancel := cs.db.limit(ctx)
 	defer cancel()
-	out := make([]capture.TurnResult, len(recs))
+	var out []capture.TurnResult
 	err := cs.db.update(ctx, func(tx *Tx) error {
+		var err error
 		if len(recs) == 1 && recs[0].Key == "" && recs[0].Input.ID == "" {
 			t, err := recordTurn(ctx, tx, &recs[0])
-			out[0] = capture.TurnResult{Turn: t}
+			out = []capture.TurnResult{{Turn: t}}
 			return err
 		}
-		for i := range recs {
-			out[i] = recordAlone(ctx, tx, &recs[i])
-		}
-		return nil
+		out, err = recordMany(ctx, tx, recs)
+		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// recordMany records recs together (see recordBulk). When another
+// transaction took one of their ids or keys meanwhile, it records them one
+// by one instead, each looked up again.
+func recordMany(ctx context.Context, tx *Tx, recs []capture.TurnRecord) ([]capture.TurnResult, error) {
+	var out []capture.TurnResult
+	err := dbError(tx.savepoint(ctx, "bulk", func() error {
+		var err error
+		out, err = recordBulk(ctx, tx, recs)
+		return err
+	}))
+	if hone.ErrorCode(err) != hone.ECONFLICT {
+		return out, err
+	}
+	out = make([]capture.TurnResult, len(recs))
+	for i := range recs {
+		out[i] = recordAlone(ctx, tx, &recs[i])
 	}
 	return out, nil
 }
@@ -105,44 +124,14 @@ func recordTurn(ctx context.Context, tx *Tx, rec *capture.TurnRecord) (*capture.
 			return nil, err
 		}
 	}
-	id := in.ID
-	if id == "" {
-		id = hone.NewID(turnIDLength)
-	}
-	t := &capture.Turn{
-		ID: id, SessionID: s.ID, UserMessage: in.UserMessage, Response: in.Response,
-		Timestamp: tx.now, SearchResults: in.SearchResults, AvgSimilarity: in.AvgSimilarity,
-		ProcessingTimeMS: in.ProcessingTimeMS, Metadata: jsonOrEmpty(in.Metadata), Scores: map[string]int{},
-	}
+	t := newTurn(tx, rec, s.ID)
 	if err := tx.queryRow(ctx, `UPDATE sessions SET total_turns = total_turns + 1 WHERE id = ? RETURNING total_turns`,
 		s.ID).Scan(&t.Number); err != nil {
 		return nil, fmt.Errorf("number turn: %w", err)
 	}
-	m := rec.Measured
-	if t.Number == 1 && rec.First != nil {
-		m = *rec.First
-	}
-	var measured any
-	if len(m.Metrics) > 0 {
-		t.Metrics, measured = m.Metrics, string(m.Metrics)
-	}
-	t.ObjectiveScore = m.Objective
-	var search, key, fp any
-	if len(in.SearchResults) > 0 {
-		search = string(in.SearchResults)
-	}
-	if rec.Key != "" {
-		key = rec.Key
-	}
-	if rec.Fingerprint != "" {
-		fp = rec.Fingerprint
-	}
-	if _, err := tx.exec(ctx, `INSERT INTO turns (id, session_id, turn_number, user_message, response, created_at,
-		search_results, avg_similarity, processing_time_ms, metadata, metrics, objective_score, idempotency_key, fingerprint)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.ID, t.SessionID, t.Number, t.UserMessage, t.Response, t.Timestamp, search, in.AvgSimilarity,
-		in.ProcessingTimeMS, string(t.Metadata), measured, t.ObjectiveScore, key, fp); err != nil {
-		return nil, fmt.Errorf("insert turn: %w", err)
+	measure(t, rec)
+	if err := insertTurns(ctx, tx, []*capture.TurnRecord{rec}, []*capture.Turn{t}); err != nil {
+		return nil, err
 	}
 	return t, nil
 }

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/honehq/hone"
@@ -64,6 +65,12 @@ type DB struct {
 	jobs    chan writeJob
 	stop    chan struct{}
 	stopped chan struct{}
+	// checkpoints is the SQLite connection that copies the write-ahead log
+	// into the database file, off the writer's path; commits counts the
+	// writer's commits so that it works only after some.
+	checkpoints  *sql.DB
+	commits      atomic.Int64
+	checkpointed chan struct{}
 }
 
 // Default time limits of store calls.
@@ -96,8 +103,8 @@ func Open(ctx context.Context, dsn string, log *slog.Logger) (*DB, error) {
 			}
 		}
 		base := "file:" + (&url.URL{Path: dsn}).EscapedPath() +
-			"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_time_format=sqlite"
-		if db.write, err = sql.Open("sqlite", base+"&_txlock=immediate"); err != nil {
+			"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(memory)&_time_format=sqlite"
+		if db.write, err = sql.Open("sqlite", base+"&_txlock=immediate&_pragma=wal_autocheckpoint(0)"); err != nil {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
 		db.write.SetMaxOpenConns(1)
@@ -108,6 +115,10 @@ func Open(ctx context.Context, dsn string, log *slog.Logger) (*DB, error) {
 		}
 		db.read.SetMaxOpenConns(8)
 		db.read.SetMaxIdleConns(8)
+		if db.checkpoints, err = sql.Open("sqlite", base); err != nil {
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+		db.checkpoints.SetMaxOpenConns(1)
 	}
 	if err := db.write.PingContext(ctx); err != nil {
 		db.Close()
@@ -115,7 +126,9 @@ func Open(ctx context.Context, dsn string, log *slog.Logger) (*DB, error) {
 	}
 	if db.dialect == SQLite {
 		db.jobs, db.stop, db.stopped = make(chan writeJob), make(chan struct{}), make(chan struct{})
+		db.checkpointed = make(chan struct{})
 		go db.writer()
+		go db.checkpointer()
 	}
 	return db, nil
 }
@@ -140,7 +153,12 @@ func (db *DB) Close() error {
 	if db.stop != nil {
 		close(db.stop)
 		<-db.stopped
+		<-db.checkpointed
 		db.stop = nil
+	}
+	if db.checkpoints != nil {
+		_, _ = db.checkpoints.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+		db.checkpoints.Close()
 	}
 	db.stmts.Range(func(_, st any) bool {
 		st.(*sql.Stmt).Close()

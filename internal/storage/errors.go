@@ -103,12 +103,12 @@ func classify(err error) string {
 	var netErr net.Error
 	var connect *pgconn.ConnectError
 	switch {
-	case errors.Is(err, context.DeadlineExceeded), pgconn.Timeout(err),
+	case errors.Is(err, context.DeadlineExceeded), pgconn.Timeout(err), pgconn.SafeToRetry(err),
 		errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone),
 		errors.As(err, &connect), errors.As(err, &netErr),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
 		errors.Is(err, syscall.ENOSPC), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
-		err.Error() == "sql: database is closed":
+		strings.Contains(err.Error(), "sql: database is closed"):
 		return hone.EUNAVAILABLE
 	}
 	return ""

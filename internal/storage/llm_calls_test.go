@@ -156,3 +156,26 @@ func TestListCallsLimits(t *testing.T) {
 		}
 	})
 }
+
+// A small model can answer with NUL characters and broken UTF-8, which
+// PostgreSQL refuses: the call is kept on both databases, cleaned alike.
+func TestRecordCallWithNULAndInvalidUTF8(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		c := okCall("badbytes", "chat", "conv\x00", time.Date(2025, 10, 24, 10, 0, 0, 0, time.UTC))
+		c.Request.Messages[1].Content = "question with \x00 and \xff"
+		c.Response.RawContent = "answer \x00 cut \xe2\x82"
+		c.Error = "invalid output: \x00"
+		if err := db.LLMCalls().RecordCall(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+		got := listCalls(t, db, llm.CallFilter{})
+		if len(got) != 1 {
+			t.Fatalf("%d calls", len(got))
+		}
+		g := got[0]
+		if g.CauseID != "conv\uFFFD" || g.Request.Messages[1].Content != "question with \uFFFD and \uFFFD" ||
+			g.Response.RawContent != "answer \uFFFD cut \uFFFD\uFFFD" || g.Error != "invalid output: \uFFFD" {
+			t.Errorf("stored %q %q %q %q", g.CauseID, g.Request.Messages[1].Content, g.Response.RawContent, g.Error)
+		}
+	})
+}

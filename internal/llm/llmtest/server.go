@@ -158,15 +158,9 @@ func Echo(req ChatRequest) Reply { return Reply{Content: req.LastUserMessage()} 
 // Option configures a Server.
 type Option func(*Server)
 
-// WithHandler sets the default Handler.
-func WithHandler(h Handler) Option { return func(s *Server) { s.handler = h } }
-
 // WithAPIKey makes the Server answer 401 unless requests carry
 // "Authorization: Bearer key".
 func WithAPIKey(key string) Option { return func(s *Server) { s.apiKey = key } }
-
-// WithModels sets the models listed by GET /v1/models; default "fake-model".
-func WithModels(models ...string) Option { return func(s *Server) { s.models = models } }
 
 // Server is a fake OpenAI-compatible Chat Completions server. It answers
 // with queued Replies first, then with its Handler. It is safe for
