@@ -151,10 +151,10 @@ func (a *Auth) verify(ctx context.Context, sig string, parts ...string) (bool, e
 	return hmac.Equal([]byte(sig), []byte(want)), nil
 }
 
-// hashToken is how a one-time token is kept: its SHA-256, in hex.
-func hashToken(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
+// hashToken is how a one-time token is kept: its HMAC under the signing
+// secret, so that a rotation revokes the links not used yet.
+func (a *Auth) hashToken(ctx context.Context, token string) (string, error) {
+	return a.sign(ctx, "signin", token)
 }
 
 // errSignIn is the answer to a missing or invalid sign-in.

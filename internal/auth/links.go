@@ -76,7 +76,11 @@ func (l *Links) SignInLink(ctx context.Context) (string, error) {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
 	token := base64.RawURLEncoding.EncodeToString(b)
-	if err := l.auth.store.CreateSignInLink(ctx, hashToken(token), l.auth.opts.Now().Add(l.auth.opts.SignInTTL)); err != nil {
+	hash, err := l.auth.hashToken(ctx, token)
+	if err != nil {
+		return "", err
+	}
+	if err := l.auth.store.CreateSignInLink(ctx, hash, l.auth.opts.Now().Add(l.auth.opts.SignInTTL)); err != nil {
 		return "", err
 	}
 	return l.Base() + SignInPath + token, nil
@@ -88,5 +92,9 @@ func (a *Auth) UseSignInLink(ctx context.Context, token string) error {
 	if token == "" || len(token) > 100 {
 		return errSignIn
 	}
-	return a.store.UseSignInLink(ctx, hashToken(token))
+	hash, err := a.hashToken(ctx, token)
+	if err != nil {
+		return err
+	}
+	return a.store.UseSignInLink(ctx, hash)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net"
 
 	"github.com/honehq/hone/internal/auth"
 	"github.com/spf13/cobra"
@@ -14,7 +15,7 @@ func newLoginLink(opts *options) *cobra.Command {
 		Long: `Print a one-time link that signs a browser in to hone's web UI as admin, for a
 hone whose HONE_API_TOKEN is set. The link works once, for 15 minutes; the URL
 is the last line on standard output. It starts with HONE_PUBLIC_URL, or
-http://HONE_ADDR when that is not set.`,
+http://HONE_ADDR when that is not set (localhost for every interface).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -28,7 +29,7 @@ http://HONE_ADDR when that is not set.`,
 			}
 			base := opts.cfg.PublicURL
 			if base == "" {
-				base = "http://" + opts.cfg.Addr
+				base = "http://" + browserAddr(opts.cfg.Addr)
 			}
 			link, err := auth.New(db.Auth(), auth.Options{Token: opts.cfg.APIToken}).NewLinks(base).SignInLink(ctx)
 			if err != nil {
@@ -41,6 +42,20 @@ http://HONE_ADDR when that is not set.`,
 	cmd.Flags().StringVar(&opts.cfg.PublicURL, "public-url", opts.cfg.PublicURL, "URL users reach hone at (HONE_PUBLIC_URL)")
 	cmd.Flags().StringVar(&opts.cfg.Addr, "addr", opts.cfg.Addr, "address hone serves, for the link when there is no public URL (HONE_ADDR)")
 	return cmd
+}
+
+// browserAddr is addr as a browser can open it: a host left empty or
+// unspecified (every interface, as in ":8080" or "0.0.0.0:8080") becomes
+// localhost, as in the URL hone serve logs.
+func browserAddr(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
 }
 
 func newRotateSecret(opts *options) *cobra.Command {

@@ -3,16 +3,20 @@ package web
 import (
 	"net/http"
 	"strings"
+	"unicode"
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/auth"
 )
 
 // safeNext returns next when it is a path of this site, else "/", so that
-// the sign-in page cannot send anyone elsewhere.
+// the sign-in page cannot send anyone elsewhere. A backslash or a control
+// character anywhere is refused: http.Redirect cleans /x/../\evil into
+// /\evil, and browsers drop tabs, so /<tab>/evil becomes //evil; browsers
+// take both for another site.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") ||
-		strings.ContainsAny(next, "\r\n") {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") ||
+		strings.ContainsFunc(next, func(r rune) bool { return r == '\\' || unicode.IsControl(r) }) {
 		return "/"
 	}
 	return next
