@@ -29,7 +29,22 @@ type ScoreResult struct {
 
 // ScoresInput is the body of POST /turns/{id}/scores.
 type ScoresInput struct {
-	Scores map[string]int `json:"scores"`
+	// Scores are numbers so that 4.0 and 4e0, which JSON counts as the whole
+	// number 4, are read as 4; any other fraction is refused.
+	Scores map[string]float64 `json:"scores"`
+}
+
+// wholeScores returns the scores as whole numbers, or an error naming the
+// first that is not one.
+func wholeScores(in map[string]float64) (map[string]int, error) {
+	out := make(map[string]int, len(in))
+	for k, v := range in {
+		if v != math.Trunc(v) || math.Abs(v) > 1e9 {
+			return nil, hone.FieldError("scores", "%s: %v is not a whole number from %d to %d", k, v, metrics.ScoreMin, metrics.ScoreMax)
+		}
+		out[k] = int(v)
+	}
+	return out, nil
 }
 
 // TurnScores is a turn's human scores and composites, the answer to
@@ -58,7 +73,11 @@ func (a *API) scoreTurn(w http.ResponseWriter, r *http.Request) error {
 	if err := server.DecodeJSON(r, &in); err != nil {
 		return err
 	}
-	t, err := a.Scoring.ScoreTurn(r.Context(), scoring.TurnRef{TurnID: r.PathValue("id")}, in.Scores)
+	scores, err := wholeScores(in.Scores)
+	if err != nil {
+		return err
+	}
+	t, err := a.Scoring.ScoreTurn(r.Context(), scoring.TurnRef{TurnID: r.PathValue("id")}, scores)
 	if err != nil {
 		return err
 	}

@@ -135,17 +135,19 @@ func decodeBatch(body []byte) (ins []capture.TurnInput, bad []error, err error) 
 		if len(text) == 0 {
 			continue
 		}
-		var in capture.TurnInput
+		in := &capture.TurnInput{}
 		dec := json.NewDecoder(bytes.NewReader(text))
 		dec.DisallowUnknownFields()
 		err := dec.Decode(&in)
-		if err == nil && dec.More() {
-			err = errors.New("more than one JSON value on the line")
-		}
-		if err != nil {
+		switch {
+		case err == nil && dec.More():
+			err = lineError(line, hone.Errorf(hone.EINVALID, "more than one JSON value on the line"))
+		case err != nil:
 			err = lineError(line, server.JSONError(err))
+		case in == nil:
+			err, in = lineError(line, errNullTurn), &capture.TurnInput{}
 		}
-		ins, bad = append(ins, in), append(bad, err)
+		ins, bad = append(ins, *in), append(bad, err)
 	}
 	return ins, bad, sc.Err()
 }
@@ -157,7 +159,7 @@ func decodeArray(body []byte) (ins []capture.TurnInput, bad []error, err error) 
 		return nil, nil, server.JSONError(err)
 	}
 	for dec.More() {
-		var in capture.TurnInput
+		in := &capture.TurnInput{}
 		err := dec.Decode(&in)
 		var syntax *json.SyntaxError
 		if errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -165,8 +167,10 @@ func decodeArray(body []byte) (ins []capture.TurnInput, bad []error, err error) 
 		}
 		if err != nil {
 			err = server.JSONError(err)
+		} else if in == nil {
+			err, in = errNullTurn, &capture.TurnInput{}
 		}
-		ins, bad = append(ins, in), append(bad, err)
+		ins, bad = append(ins, *in), append(bad, err)
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, nil, hone.Errorf(hone.EINVALID, "the batch is not a valid JSON array: %v", err)
@@ -176,6 +180,9 @@ func decodeArray(body []byte) (ins []capture.TurnInput, bad []error, err error) 
 	}
 	return ins, bad, nil
 }
+
+// errNullTurn answers a batch item that is JSON null.
+var errNullTurn = hone.Errorf(hone.EINVALID, "a turn must be a JSON object, not null")
 
 // lineError says which NDJSON line an error is on.
 func lineError(line int, err error) error {

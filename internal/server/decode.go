@@ -7,17 +7,25 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"reflect"
 	"strings"
 
 	"github.com/honehq/hone"
 )
 
-// DecodeJSON reads the request's JSON body into v, rejecting unknown fields,
-// trailing data and bodies over the limit with errors that name the problem.
+// DecodeJSON reads the request's JSON body into v, a pointer to a struct,
+// rejecting null, unknown fields, trailing data and bodies over the limit
+// with errors that name the problem.
 func DecodeJSON(r *http.Request, v any) error {
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	// Decoding into a pointer to v's pointer leaves it nil for a null body.
+	pp := reflect.New(reflect.TypeOf(v))
+	pp.Elem().Set(reflect.ValueOf(v))
+	err := dec.Decode(pp.Interface())
+	if err == nil && pp.Elem().IsNil() {
+		return ErrNull
+	}
 	if err == nil {
 		if dec.More() {
 			return hone.Errorf(hone.EINVALID, "the body must hold one JSON value and nothing after it")
@@ -32,6 +40,9 @@ func DecodeJSON(r *http.Request, v any) error {
 	}
 	return JSONError(err)
 }
+
+// ErrNull answers a body, or an item of a batch, that is JSON null.
+var ErrNull = hone.Errorf(hone.EINVALID, "the body must be a JSON object, not null")
 
 // ReadError is the error for a failure to read a request body: over the
 // size limit, or too slow. It returns nil for any other error.

@@ -26,6 +26,9 @@ type Route struct {
 	Signed bool
 	// JSON routes of the web UI answer errors as JSON, like the API.
 	JSON bool
+	// Fallback is set on the route Mux adds for what no other route serves:
+	// it answers 404, or 405 with Allow, and changes nothing.
+	Fallback bool
 }
 
 // Pattern is the route's net/http pattern under prefix.
@@ -66,7 +69,7 @@ func (f *Face) Mux() *http.ServeMux {
 		mux.Handle(rt.Pattern(f.Prefix), f.serve(rt))
 	}
 	fallback := f.Prefix + "/"
-	mux.Handle(fallback, f.serve(Route{Handler: func(w http.ResponseWriter, r *http.Request) error {
+	mux.Handle(fallback, f.serve(Route{Fallback: true, Handler: func(w http.ResponseWriter, r *http.Request) error {
 		what := f.What
 		if what == "" {
 			what = "page"

@@ -46,7 +46,7 @@ func (u *UI) guard(rt server.Route, w http.ResponseWriter, r *http.Request) (*ht
 		return r, err
 	}
 	r = r.WithContext(hone.WithIdentity(r.Context(), id))
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && !rt.Fallback {
 		if err := crossOrigin.Check(r); err != nil {
 			return r, hone.Errorf(hone.EFORBIDDEN, "cross-origin requests are not allowed")
 		}
