@@ -117,6 +117,17 @@ func (o *options) openDB(ctx context.Context) (*storage.DB, error) {
 	return db, nil
 }
 
+// withDB runs fn with the configured database, opened and migrated, and
+// closes it after.
+func (o *options) withDB(ctx context.Context, fn func(db *storage.DB) error) error {
+	db, err := o.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return fn(db)
+}
+
 func stdoutOr(o *options) io.Writer {
 	if o.stdout == nil {
 		return os.Stdout

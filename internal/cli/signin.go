@@ -5,6 +5,7 @@ import (
 	"net"
 
 	"github.com/honehq/hone/internal/auth"
+	"github.com/honehq/hone/internal/storage"
 	"github.com/spf13/cobra"
 )
 
@@ -19,24 +20,21 @@ http://HONE_ADDR when that is not set (localhost for every interface).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			db, err := opts.openDB(ctx)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			if opts.cfg.APIToken == "" {
-				fmt.Fprintln(opts.stderr, "Note: HONE_API_TOKEN is not set here. A hone server without it needs no sign-in; the link matters only to one that has it.")
-			}
-			base := opts.cfg.PublicURL
-			if base == "" {
-				base = "http://" + browserAddr(opts.cfg.Addr)
-			}
-			link, err := auth.New(db.Auth(), auth.Options{Token: opts.cfg.APIToken}).NewLinks(base).SignInLink(ctx)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "Open this link within %s to sign in; it works once:\n%s\n", auth.DefaultSignInTTL, link)
-			return nil
+			return opts.withDB(ctx, func(db *storage.DB) error {
+				if opts.cfg.APIToken == "" {
+					fmt.Fprintln(opts.stderr, "Note: HONE_API_TOKEN is not set here. A hone server without it needs no sign-in; the link matters only to one that has it.")
+				}
+				base := opts.cfg.PublicURL
+				if base == "" {
+					base = "http://" + browserAddr(opts.cfg.Addr)
+				}
+				link, err := auth.New(db.Auth(), auth.Options{Token: opts.cfg.APIToken}).NewLinks(base).SignInLink(ctx)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Open this link within %s to sign in; it works once:\n%s\n", auth.DefaultSignInTTL, link)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&opts.cfg.PublicURL, "public-url", opts.cfg.PublicURL, "URL users reach hone at (HONE_PUBLIC_URL)")
@@ -68,17 +66,13 @@ signs in again, and testers ask for new links. Servers sharing the database pick
 up the new secret within 5 seconds.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			db, err := opts.openDB(ctx)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			if err := auth.New(db.Auth(), auth.Options{}).Rotate(ctx); err != nil {
-				return err
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), "The signing secret is new: every sign-in and signed link from before no longer works.")
-			return nil
+			return opts.withDB(cmd.Context(), func(db *storage.DB) error {
+				if err := auth.New(db.Auth(), auth.Options{}).Rotate(cmd.Context()); err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), "The signing secret is new: every sign-in and signed link from before no longer works.")
+				return nil
+			})
 		},
 	}
 }

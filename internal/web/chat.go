@@ -6,7 +6,6 @@ import (
 	"html/template"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/capture"
@@ -220,8 +219,7 @@ func testerID(w http.ResponseWriter, r *http.Request) string {
 		return c.Value
 	}
 	id := hone.NewID(testerIDLength)
-	http.SetCookie(w, &http.Cookie{Name: TesterCookie, Value: id, Path: "/chat", MaxAge: int((365 * 24 * time.Hour).Seconds()),
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+	setYearCookie(w, r, TesterCookie, id, "/chat", http.SameSiteLaxMode)
 	return id
 }
 

@@ -102,10 +102,15 @@ func csrfToken(w http.ResponseWriter, r *http.Request) string {
 		return c.Value
 	}
 	token := hone.NewID(csrfLength)
-	http.SetCookie(w, &http.Cookie{Name: CSRFCookie, Value: token, Path: "/", MaxAge: int((365 * 24 * time.Hour).Seconds()),
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+	setYearCookie(w, r, CSRFCookie, token, "/", http.SameSiteStrictMode)
 	r.AddCookie(&http.Cookie{Name: CSRFCookie, Value: token})
 	return token
+}
+
+// setYearCookie gives the browser an HttpOnly cookie for a year.
+func setYearCookie(w http.ResponseWriter, r *http.Request, name, value, path string, sameSite http.SameSite) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: path, MaxAge: int((365 * 24 * time.Hour).Seconds()),
+		HttpOnly: true, Secure: r.TLS != nil, SameSite: sameSite})
 }
 
 // validCSRF reports whether the request repeats its CSRF cookie in the
