@@ -19,7 +19,8 @@ type writeJob struct {
 // writer runs SQLite's write transactions on its one connection. It commits
 // whatever transactions are waiting together: each runs inside a savepoint of
 // one database transaction, so a failing one rolls back alone, and one commit
-// (one WAL write) serves them all.
+// (one WAL write) serves them all. A transaction waiting alone needs no
+// savepoint: it commits or rolls back by itself.
 func (db *DB) writer() {
 	defer close(db.stopped)
 	for {
@@ -61,10 +62,18 @@ func (db *DB) runBatch(batch []writeJob) {
 			continue
 		}
 		tx := &Tx{Tx: sqltx, db: db, now: db.now()}
-		results[i] = db.inSavepoint(j.ctx, tx, j.fn)
+		if len(batch) == 1 {
+			results[i] = j.fn(tx)
+		} else {
+			results[i] = db.inSavepoint(j.ctx, tx, j.fn)
+		}
 		unprepared = append(unprepared, tx.unprepared...)
 	}
-	if err := sqltx.Commit(); err != nil {
+	if len(batch) == 1 && results[0] != nil {
+		if err := sqltx.Rollback(); err != nil {
+			results[0] = fmt.Errorf("%w (and rolling back failed: %v)", results[0], err)
+		}
+	} else if err := sqltx.Commit(); err != nil {
 		for i := range results {
 			if results[i] == nil {
 				results[i] = fmt.Errorf("commit: %w", err)
