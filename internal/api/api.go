@@ -17,6 +17,7 @@ import (
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/tuning"
+	"github.com/honehq/hone/internal/workshop"
 )
 
 // Prefix is where the API is mounted.
@@ -33,7 +34,10 @@ type API struct {
 	Tuning   *tuning.Service
 	Scoring  *scoring.Service
 	LLMCalls llm.CallStore
-	Auth     *auth.Auth
+	// Workshops is the discovery-workshop capability; it also knows the
+	// members' own tokens.
+	Workshops *workshop.Service
+	Auth      *auth.Auth
 	// MaxBodyBytes bounds request bodies.
 	MaxBodyBytes int64
 	Logger       *slog.Logger
@@ -52,21 +56,37 @@ func (a *API) Handler() http.Handler {
 // errUnauthorized answers an API call without the token.
 var errUnauthorized = hone.Errorf(hone.EUNAUTHORIZED, "a valid Bearer token is required (HONE_API_TOKEN)")
 
-// guard requires the Bearer token when one is configured, puts the caller's
-// identity in the request's context and bounds the body.
+// errMemberToken refuses a workshop member's token outside the workshop routes.
+var errMemberToken = hone.Errorf(hone.EFORBIDDEN, "a workshop member's token opens only the routes of their workshop")
+
+// guard requires the Bearer token when one is configured (the admin's, or
+// on the workshop routes a member's own), puts the caller's identity in the
+// request's context and bounds the body.
 func (a *API) guard(rt server.Route, w http.ResponseWriter, r *http.Request) (*http.Request, error) {
 	id := hone.Local
-	if a.Auth != nil && a.Auth.Enabled() {
-		got, ok := bearerToken(r.Header.Get("Authorization"))
-		switch {
-		case ok && a.Auth.CheckToken(got):
-			id = hone.Admin
-		case rt.Open:
-			id = hone.Identity{Kind: hone.IdentityAnonymous}
-		default:
-			w.Header().Set("WWW-Authenticate", `Bearer realm="hone"`)
-			return r, errUnauthorized
+	got, hasToken := bearerToken(r.Header.Get("Authorization"))
+	enabled := a.Auth != nil && a.Auth.Enabled()
+	switch {
+	case enabled && hasToken && a.Auth.CheckToken(got):
+		id = hone.Admin
+	case hasToken && a.Workshops != nil && workshop.LooksLikeToken(got):
+		member, ok, err := a.Workshops.Authenticate(r.Context(), got)
+		if err != nil {
+			return r, err
 		}
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="hone", error="invalid_token"`)
+			return r, hone.Errorf(hone.EUNAUTHORIZED, "this workshop access token is not valid (revoked, or never issued)")
+		}
+		if !rt.Members && !rt.Open {
+			return r, errMemberToken
+		}
+		id = member
+	case enabled && rt.Open:
+		id = hone.Identity{Kind: hone.IdentityAnonymous}
+	case enabled:
+		w.Header().Set("WWW-Authenticate", `Bearer realm="hone"`)
+		return r, errUnauthorized
 	}
 	if r.Body != nil && a.MaxBodyBytes > 0 {
 		r.Body = http.MaxBytesReader(w, r.Body, a.MaxBodyBytes)

@@ -17,11 +17,13 @@ import (
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/config"
+	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/metrics"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/tuning"
 	"github.com/honehq/hone/internal/web"
+	"github.com/honehq/hone/internal/workshop"
 )
 
 // App is a running hone: its database, services and HTTP server.
@@ -40,6 +42,12 @@ type App struct {
 	Links *auth.Links
 	API   *api.API
 	UI    *web.UI
+	// Workshops is the discovery-workshop capability.
+	Workshops *workshop.Service
+	// LLM is the configured LLM client, nil when there is none; LLMError
+	// then says why.
+	LLM      *llm.Client
+	LLMError error
 
 	server *http.Server
 	ln     net.Listener
@@ -83,8 +91,11 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 		Links: a.Links, AppName: cfg.AppName})
 	a.Tuning.Register(a.Chat)
 	a.Scoring.Register(a.Chat)
+	a.openLLM()
+	a.Workshops = workshop.NewService(db.Workshops(), db.Capture(), workshop.Options{Logger: log, LLM: a.LLM,
+		LLMError: a.LLMError, JoinURL: func(path string) string { return a.Links.Base() + path }})
 	a.API = &api.API{Turns: a.Turns, Sessions: db.Capture(), Chat: a.Chat, Tuning: a.Tuning, Scoring: a.Scoring,
-		LLMCalls: db.LLMCalls(), Auth: a.Auth, MaxBodyBytes: cfg.MaxBodyBytes, Logger: log}
+		LLMCalls: db.LLMCalls(), Workshops: a.Workshops, Auth: a.Auth, MaxBodyBytes: cfg.MaxBodyBytes, Logger: log}
 	if a.UI, err = web.New(&web.UI{Sessions: db.Capture(), Turns: a.Turns, Chat: a.Chat, Tuning: a.Tuning,
 		Scoring: a.Scoring, Auth: a.Auth, Health: db.CheckWrite, Logger: log}); err != nil {
 		db.Close()
@@ -143,8 +154,12 @@ func (a *App) Listen() error {
 	}
 	a.done = make(chan error, 1)
 	go func() { a.done <- a.server.Serve(ln) }()
+	a.Workshops.Start(analysisWorkers)
 	return nil
 }
+
+// analysisWorkers is how many workshop analyses a server runs at once.
+const analysisWorkers = 2
 
 // URL is the base URL the server answers on.
 func (a *App) URL() string {
@@ -173,6 +188,7 @@ func (a *App) Wait(ctx context.Context) error {
 
 // Close stops the server, letting requests in flight finish, and closes the database.
 func (a *App) Close() error {
+	a.Workshops.Stop()
 	if a.server != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -18,13 +18,18 @@ func (a *App) enableChat() error {
 		}
 		prompts = append(prompts, p)
 	}
-	var client *llm.Client
-	llmErr := a.Config.LLM.Validate()
-	if a.Config.LLM.Configured() {
-		if client, llmErr = llm.New(a.Config.LLM, a.DB.LLMCalls()); llmErr != nil {
-			a.Log.Warn("the chat at /chat is off: the LLM is set up wrongly", "err", hone.ErrorMessage(llmErr))
-		}
-	}
-	a.UI.EnableChat(client, prompts, llmErr)
+	a.UI.EnableChat(a.LLM, prompts, a.LLMError)
 	return nil
+}
+
+// openLLM makes the LLM client of the configuration, or notes why there is
+// none: not configured, or configured wrongly.
+func (a *App) openLLM() {
+	a.LLMError = a.Config.LLM.Validate()
+	if !a.Config.LLM.Configured() {
+		return
+	}
+	if a.LLM, a.LLMError = llm.New(a.Config.LLM, a.DB.LLMCalls()); a.LLMError != nil {
+		a.Log.Warn("the LLM is set up wrongly: the chat, follow-up questions and analyses go without it", "err", hone.ErrorMessage(a.LLMError))
+	}
 }

@@ -32,7 +32,8 @@ func (s *Session) Duration(now time.Time) time.Duration {
 
 // SessionFilter selects sessions for a listing, newest first.
 type SessionFilter struct {
-	TesterID string
+	TesterID      string
+	PromptVersion string
 	Offset   int
 	Limit    int
 }

@@ -61,6 +61,9 @@ type Store interface {
 	FindSession(ctx context.Context, id string) (*Session, error)
 	// ListSessions returns sessions newest first.
 	ListSessions(ctx context.Context, f SessionFilter) ([]*Session, error)
+	// EachTurn calls fn with every turn of a session, in order, without
+	// holding the whole session in memory.
+	EachTurn(ctx context.Context, sessionID string, fn func(*Turn) error) error
 	// RecentTurns returns up to limit of the latest turns of a session, oldest first.
 	RecentTurns(ctx context.Context, sessionID string, limit int) ([]*Turn, error)
 }

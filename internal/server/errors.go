@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -70,11 +71,19 @@ type ErrorDetail struct {
 	Code    string `json:"code"`
 	Field   string `json:"field,omitempty"`
 	Message string `json:"message"`
+	// Details says more where one error stands for several, such as the
+	// invalid lines of an import.
+	Details any `json:"details,omitempty"`
 }
 
 // Detail is the ErrorDetail of err.
 func Detail(err error) ErrorDetail {
-	return ErrorDetail{Code: hone.ErrorCode(err), Field: hone.ErrorField(err), Message: hone.ErrorMessage(err)}
+	d := ErrorDetail{Code: hone.ErrorCode(err), Field: hone.ErrorField(err), Message: hone.ErrorMessage(err)}
+	var more interface{ Details() any }
+	if errors.As(err, &more) {
+		d.Details = more.Details()
+	}
+	return d
 }
 
 // JSONBody writes err as an ErrorBody.

@@ -26,6 +26,9 @@ type Route struct {
 	Signed bool
 	// JSON routes of the web UI answer errors as JSON, like the API.
 	JSON bool
+	// Members routes take a workshop member's own token as well as the
+	// admin's; the others refuse it.
+	Members bool
 	// Fallback is set on the route Mux adds for what no other route serves:
 	// it answers 404, or 405 with Allow, and changes nothing.
 	Fallback bool

@@ -90,6 +90,9 @@ func (cs *CaptureStore) ListSessions(ctx context.Context, f capture.SessionFilte
 	if f.TesterID != "" {
 		where, args = append(where, "s.tester_id = ?"), append(args, f.TesterID)
 	}
+	if f.PromptVersion != "" {
+		where, args = append(where, "s.master_prompt_version = ?"), append(args, f.PromptVersion)
+	}
 	query := `SELECT ` + sessionColumns + ` FROM sessions s`
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")

@@ -178,6 +178,27 @@ func scanTurn(row scanner, extra ...any) (*capture.Turn, error) {
 	return &t, nil
 }
 
+// EachTurn streams a session's turns, in order.
+func (cs *CaptureStore) EachTurn(ctx context.Context, sessionID string, fn func(*capture.Turn) error) error {
+	ctx, cancel := context.WithTimeout(ctx, cs.db.StreamTimeout)
+	defer cancel()
+	rows, err := cs.db.query(ctx, `SELECT `+cs.db.turnColumns()+` FROM turns t WHERE t.session_id = ? ORDER BY t.turn_number`, sessionID)
+	if err != nil {
+		return dbError(fmt.Errorf("turns of %s: %w", sessionID, err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		t, err := scanTurn(rows)
+		if err != nil {
+			return dbError(err)
+		}
+		if err := fn(t); err != nil {
+			return err
+		}
+	}
+	return dbError(rows.Err())
+}
+
 // RecentTurns returns up to limit of the latest turns of a session, oldest first.
 func (cs *CaptureStore) RecentTurns(ctx context.Context, sessionID string, limit int) ([]*capture.Turn, error) {
 	ctx, cancel := cs.db.limit(ctx)
