@@ -34,8 +34,8 @@ func (s *Session) Duration(now time.Time) time.Duration {
 type SessionFilter struct {
 	TesterID      string
 	PromptVersion string
-	Offset   int
-	Limit    int
+	Offset        int
+	Limit         int
 }
 
 // DefaultSessionLimit is how many sessions a listing returns when no limit is given.

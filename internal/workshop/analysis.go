@@ -90,7 +90,7 @@ type Analysis struct {
 	// configured one; Model the one that answered.
 	ModelRequested string `json:"model_requested,omitempty"`
 	Model          string `json:"model_used"`
-	Status           string        `json:"status"`
+	Status         string `json:"status"`
 	// ChunksDone of ChunksTotal is the progress of a running analysis.
 	ChunksDone  int `json:"chunks_done"`
 	ChunksTotal int `json:"chunks_total"`
