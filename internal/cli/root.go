@@ -93,6 +93,7 @@ Settings come from the environment, and flags override them:
 	f.StringVar(&opts.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	root.AddCommand(newServe(opts), newMigrate(opts), newExport(opts), newSessions(opts), newChat(opts), newLLM(opts), newMetrics(opts),
 		newLoginLink(opts), newRotateSecret(opts))
+	root.AddCommand(newWorkshop(opts))
 	return root, opts
 }
 

@@ -34,14 +34,15 @@ CREATE TABLE workshop_members (
 );
 CREATE INDEX workshop_members_workshop ON workshop_members (workshop_id, created_at);
 
+-- A trace's JSON is JSON rather than JSONB: the raw trace is kept as imported.
 CREATE TABLE workshop_traces (
     workshop_id TEXT NOT NULL REFERENCES workshops (id) ON DELETE CASCADE,
     id          TEXT NOT NULL,
     position    INTEGER NOT NULL,
-    input       JSONB NOT NULL,
-    output      JSONB NOT NULL,
-    context     JSONB,
-    metadata    JSONB,
+    input       JSON NOT NULL,
+    output      JSON NOT NULL,
+    context     JSON,
+    metadata    JSON,
     input_text  TEXT NOT NULL,
     output_text TEXT NOT NULL,
     created_at  TIMESTAMPTZ NOT NULL,
