@@ -195,7 +195,7 @@ func (ws *WorkshopStore) Ratings(ctx context.Context, workshopID string) ([]work
 	ctx, cancel := context.WithTimeout(ctx, ws.db.StreamTimeout)
 	defer cancel()
 	rows, err := ws.db.query(ctx, `SELECT f.trace_id, f.user_id, f.feedback_label FROM discovery_feedback f
-		WHERE f.workshop_id = ?`, workshopID)
+		WHERE f.workshop_id = ? ORDER BY f.trace_id, f.user_id`, workshopID)
 	if err != nil {
 		return nil, dbError(fmt.Errorf("read ratings: %w", err))
 	}

@@ -111,7 +111,8 @@ type Store interface {
 	// items of groups in them, in one transaction.
 	ApplyGroups(ctx context.Context, workshopID string, groups []Group) error
 
-	// Ratings returns the label of every feedback record of a workshop.
+	// Ratings returns the label of every feedback record of a workshop, by
+	// trace id and member.
 	Ratings(ctx context.Context, workshopID string) ([]Rating, error)
 }
 

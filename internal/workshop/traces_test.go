@@ -108,7 +108,7 @@ func TestAgreementOfAWorkshop(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(ag.Traces) != 4 || len(ag.Pairs) != 1 || ag.Pairs[0].Traces != 3 || *ag.Pairs[0].Observed != 2.0/3 ||
-			ag.FleissTraces != 3 || ag.AlphaTraces != 3 || ag.Traces[3].Agreement != nil {
+			ag.FleissTraces != 3 || ag.AlphaTraces != 3 || ag.Traces[3].TraceID != "t4" || ag.Traces[3].Agreement != nil {
 			t.Fatalf("agreement %+v", ag)
 		}
 	})
