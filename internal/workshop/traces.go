@@ -63,6 +63,10 @@ func (s *Service) ImportTraces(ctx context.Context, workshopID, userID string, r
 			bad = append(bad, LineError{Line: p.Line, Field: "id", Message: fmt.Sprintf("the workshop has a trace %q already", p.ID)})
 			continue
 		}
+		if field := tooLong(p.TraceInput); field != "" {
+			bad = append(bad, LineError{Line: p.Line, Field: field, Message: fmt.Sprintf("%s is longer than %d characters", field, MaxTextLength)})
+			continue
+		}
 		good = append(good, p)
 	}
 	sortLines(bad)
@@ -79,6 +83,18 @@ func (s *Service) ImportTraces(ctx context.Context, workshopID, userID string, r
 	}
 	res.Skipped = bad
 	return res, nil
+}
+
+// tooLong names the input or output of in that is longer than
+// MaxTextLength characters, "" when neither is.
+func tooLong(in TraceInput) string {
+	switch {
+	case len(in.Input) > MaxTextLength && hone.Chars(string(in.Input)) > MaxTextLength:
+		return "input"
+	case len(in.Output) > MaxTextLength && hone.Chars(string(in.Output)) > MaxTextLength:
+		return "output"
+	}
+	return ""
 }
 
 // SessionImport names the tuning sessions whose turns become traces: one

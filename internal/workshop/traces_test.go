@@ -52,6 +52,11 @@ func TestImportWithJSONPathKeepsTheRawTrace(t *testing.T) {
 		if err != nil || res.Imported != 1 || res.IDs[0] != "r3" || len(res.Skipped) != 2 {
 			t.Fatalf("skip invalid: %+v %v", res, err)
 		}
+		long, _ := json.Marshal(map[string]string{"input": strings.Repeat("é", workshop.MaxTextLength+1), "output": "y"})
+		_, err = f.svc.ImportTraces(admin, f.ws.ID, "", strings.NewReader(string(long)), workshop.FormatJSONL, false)
+		if !errors.As(err, &ie) || ie.Lines[0].Field != "input" || !strings.Contains(ie.Lines[0].Message, "characters") {
+			t.Fatalf("an input over the limit: %v", err)
+		}
 		csvBody := "id,input,output,metadata\nc1,\"a, b\",\"line 1\nline 2\",\"{\"\"k\"\": 2}\"\nc2,,x,\n"
 		_, err = f.svc.ImportTraces(admin, f.ws.ID, "", strings.NewReader(csvBody), workshop.FormatCSV, false)
 		if !errors.As(err, &ie) || ie.Lines[0].Line != 4 || ie.Lines[0].Field != "input" {
