@@ -46,6 +46,7 @@ http://HONE_ADDR when that is not set (localhost for every interface).`,
   hone workshop analyze k3m9x2qa7b1c > analysis.md
   hone workshop export k3m9x2qa7b1c --format csv --output feedback.csv`,
 		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&wf.publicURL, "public-url", wf.publicURL, "URL users reach hone at, for join links (HONE_PUBLIC_URL)")
@@ -263,7 +264,7 @@ func newWorkshopImport(opts *options, wf *workshopFlags) *cobra.Command {
 	var format, sessionID, promptVersion string
 	var skipInvalid bool
 	cmd := &cobra.Command{
-		Use:   "import WORKSHOP_ID FILE [--format json|jsonl|csv] [--skip-invalid] | import WORKSHOP_ID --from-session ID | --prompt-version VERSION",
+		Use:   "import WORKSHOP_ID (FILE [--format json|jsonl|csv] [--skip-invalid] | --from-session ID | --prompt-version VERSION)",
 		Short: "Import traces to review from a JSON, JSONL or CSV file, or from tuning sessions",
 		Long: `Import the traces a workshop reviews.
 

@@ -269,3 +269,18 @@ func TestAnalysisRecordRoundTripsJSON(t *testing.T) {
 		t.Fatalf("%s %v", b, err)
 	}
 }
+
+func TestRunAnalysisOfAnotherWorkshopClaimsNothing(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f := reviewed(t, db, false)
+		other, _ := f.svc.Create(admin, workshop.Create{Name: "Other", Facilitator: workshop.Person{Name: "Oz"}})
+		st, _ := f.svc.Analyze(admin, f.ws.ID, workshop.AnalyzeInput{})
+		if _, err := f.svc.RunAnalysis(admin, other.ID, st.ID); hone.ErrorCode(err) != hone.ENOTFOUND {
+			t.Fatalf("run through another workshop: %v", err)
+		}
+		a, err := f.svc.RunAnalysis(admin, f.ws.ID, st.ID)
+		if err != nil || a.Status != workshop.StatusDone {
+			t.Fatalf("the run after the wrong call: %+v %v", a, err)
+		}
+	})
+}

@@ -141,7 +141,7 @@ func (s *Service) writeCSV(ctx context.Context, out io.Writer, w *Workshop, ms *
 
 func (s *Service) writeMarkdown(ctx context.Context, out io.Writer, w *Workshop) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Workshop: %s\n\n", w.Name)
+	fmt.Fprintf(&b, "# Workshop: %s\n\n", oneLine(w.Name))
 	if w.Description != "" {
 		b.WriteString(w.Description + "\n\n")
 	}
@@ -161,7 +161,9 @@ func (s *Service) writeMarkdown(ctx context.Context, out io.Writer, w *Workshop)
 		b.WriteString("No analysis has finished yet.\n\n")
 	} else {
 		fmt.Fprintf(&b, "_Latest analysis %s, %s._\n\n", latest.ID, latest.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"))
-		b.WriteString(strings.ReplaceAll(latest.AnalysisData, "\n#", "\n##"))
+		// Every heading of the analysis goes one level down, its title
+		// (the first line) too, so that it sits under the workshop's.
+		b.WriteString(strings.TrimPrefix(strings.ReplaceAll("\n"+latest.AnalysisData, "\n#", "\n##"), "\n"))
 		b.WriteString("\n")
 	}
 	items, err := s.store.DraftItems(ctx, w.ID)
@@ -187,7 +189,7 @@ func (s *Service) writeMarkdown(ctx context.Context, out io.Writer, w *Workshop)
 		if g == "" {
 			b.WriteString("## Ungrouped\n\n")
 		} else {
-			fmt.Fprintf(&b, "## %s\n\n", names[g])
+			fmt.Fprintf(&b, "## %s\n\n", oneLine(names[g]))
 		}
 		for _, it := range list {
 			fmt.Fprintf(&b, "- %s _(%s", oneLine(it.Text), it.SourceType)

@@ -77,14 +77,17 @@ func (s *Service) work(ctx context.Context) {
 }
 
 // RunAnalysis runs the queued analysis id here and now (the CLI's way),
-// and returns it finished.
+// and returns it finished; facilitators only.
 func (s *Service) RunAnalysis(ctx context.Context, workshopID, id string) (*Analysis, error) {
+	if _, _, _, err := s.facilitator(ctx, workshopID, ""); err != nil {
+		return nil, err
+	}
+	if _, err := s.store.Analysis(ctx, workshopID, id); err != nil {
+		return nil, err
+	}
 	a, err := s.store.ClaimAnalysis(ctx, id)
 	if err != nil {
 		return nil, err
-	}
-	if a.WorkshopID != workshopID {
-		return nil, hone.Errorf(hone.ENOTFOUND, "workshop %s has no analysis %s", workshopID, id)
 	}
 	s.execute(ctx, a)
 	return s.store.Analysis(ctx, workshopID, id)

@@ -128,8 +128,9 @@ var (
 
 // actor resolves who acts from the request's identity and the user_id it
 // names ("" for none). A member acts only as themself: a user_id of someone
-// else is EFORBIDDEN. An admin, or anyone on a hone without an API token,
-// acts as the member named, whose role then counts.
+// else is EFORBIDDEN. The admin acts for the member named and may still do
+// anything; on a hone without an API token, the caller acts as the member
+// named, whose role then counts.
 func (s *Service) actor(ctx context.Context, w *Workshop, userID string) (Actor, *workshopMembers, error) {
 	userID = strings.TrimSpace(userID)
 	members, err := s.members(ctx, w.ID)
