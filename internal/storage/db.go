@@ -357,3 +357,23 @@ func (db *DB) Exec(ctx context.Context, query string, args ...any) error {
 	_, err := db.write.ExecContext(ctx, db.q(query), args...)
 	return dbError(err)
 }
+
+// collect reads every row of a query with scan; what names the rows in errors.
+func collect[T any](rows *sql.Rows, err error, what string, scan func(scanner) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, dbError(fmt.Errorf("read %s: %w", what, err))
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, dbError(fmt.Errorf("read %s: %w", what, err))
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbError(fmt.Errorf("read %s: %w", what, err))
+	}
+	return out, nil
+}

@@ -124,19 +124,7 @@ func (ws *WorkshopStore) ListWorkshops(ctx context.Context, ids []string) ([]*wo
 		}
 	}
 	rows, err := ws.db.query(ctx, q+` ORDER BY w.created_at DESC, w.id`, args...)
-	if err != nil {
-		return nil, dbError(fmt.Errorf("list workshops: %w", err))
-	}
-	defer rows.Close()
-	out := []*workshop.Workshop{}
-	for rows.Next() {
-		w, err := scanWorkshop(rows)
-		if err != nil {
-			return nil, dbError(err)
-		}
-		out = append(out, w)
-	}
-	return out, dbError(rows.Err())
+	return collect(rows, err, "workshops", scanWorkshop)
 }
 
 // AddMember stores a member.
@@ -179,19 +167,7 @@ func (ws *WorkshopStore) Members(ctx context.Context, workshopID string) ([]*wor
 	defer cancel()
 	rows, err := ws.db.query(ctx, `SELECT `+memberColumns+ws.db.timeText("m.created_at")+`
 		FROM workshop_members m WHERE m.workshop_id = ? ORDER BY m.created_at, m.id`, workshopID)
-	if err != nil {
-		return nil, dbError(fmt.Errorf("list members: %w", err))
-	}
-	defer rows.Close()
-	out := []*workshop.Member{}
-	for rows.Next() {
-		m, err := ws.scanMember(rows)
-		if err != nil {
-			return nil, dbError(err)
-		}
-		out = append(out, m)
-	}
-	return out, dbError(rows.Err())
+	return collect(rows, err, "members", ws.scanMember)
 }
 
 // MemberByToken returns the member with the token.
@@ -279,19 +255,7 @@ func (ws *WorkshopStore) Traces(ctx context.Context, workshopID string, limit in
 		args = append(args, limit)
 	}
 	rows, err := ws.db.query(ctx, q+` ORDER BY t.position`, args...)
-	if err != nil {
-		return nil, dbError(fmt.Errorf("list traces: %w", err))
-	}
-	defer rows.Close()
-	out := []*workshop.Trace{}
-	for rows.Next() {
-		t, err := scanTrace(rows)
-		if err != nil {
-			return nil, dbError(err)
-		}
-		out = append(out, t)
-	}
-	return out, dbError(rows.Err())
+	return collect(rows, err, "traces", scanTrace)
 }
 
 // Trace returns one trace.

@@ -196,19 +196,7 @@ func (ws *WorkshopStore) ListAnalyses(ctx context.Context, workshopID, template 
 		q, args = q+` AND a.template_used = ?`, append(args, template)
 	}
 	rows, err := ws.db.query(ctx, q+` ORDER BY a.created_at DESC, a.id DESC`, args...)
-	if err != nil {
-		return nil, dbError(fmt.Errorf("list analyses: %w", err))
-	}
-	defer rows.Close()
-	out := []*workshop.Analysis{}
-	for rows.Next() {
-		a, err := scanAnalysis(rows)
-		if err != nil {
-			return nil, dbError(err)
-		}
-		out = append(out, a)
-	}
-	return out, dbError(rows.Err())
+	return collect(rows, err, "analyses", scanAnalysis)
 }
 
 // Templates returns a workshop's own templates.
@@ -333,19 +321,7 @@ func (ws *WorkshopStore) DraftItems(ctx context.Context, workshopID string) ([]*
 	defer cancel()
 	rows, err := ws.db.query(ctx, `SELECT `+ws.draftColumns()+` FROM draft_rubric_items d WHERE d.workshop_id = ?
 		ORDER BY d.promoted_at, d.id`, workshopID)
-	if err != nil {
-		return nil, dbError(fmt.Errorf("list draft items: %w", err))
-	}
-	defer rows.Close()
-	out := []*workshop.DraftItem{}
-	for rows.Next() {
-		it, err := scanDraft(rows)
-		if err != nil {
-			return nil, dbError(err)
-		}
-		out = append(out, it)
-	}
-	return out, dbError(rows.Err())
+	return collect(rows, err, "draft items", scanDraft)
 }
 
 // RenameGroup renames a group.

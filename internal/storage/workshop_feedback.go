@@ -93,19 +93,7 @@ func (ws *WorkshopStore) ListFeedback(ctx context.Context, ff workshop.FeedbackF
 		q, args = q+` AND f.trace_id = ?`, append(args, ff.TraceID)
 	}
 	rows, err := ws.db.query(ctx, q+` ORDER BY t.position, f.created_at, f.user_id`, args...)
-	if err != nil {
-		return nil, dbError(fmt.Errorf("list feedback: %w", err))
-	}
-	defer rows.Close()
-	out := []*workshop.Feedback{}
-	for rows.Next() {
-		f, err := scanFeedback(rows)
-		if err != nil {
-			return nil, dbError(err)
-		}
-		out = append(out, f)
-	}
-	return out, dbError(rows.Err())
+	return collect(rows, err, "feedback", scanFeedback)
 }
 
 // CountFeedback counts a workshop's feedback records.

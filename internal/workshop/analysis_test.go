@@ -44,9 +44,20 @@ func distilled() workshop.DistillationOutput {
 			UnderlyingTheme: "empathy", FollowupQuestions: []string{"Which matters more?"}, FacilitatorSuggestions: []string{"Calibrate on tone"}}},
 		MediumPriorityDisagreements: []workshop.DisagreementAnalysis{{TraceID: "nowhere", Summary: "invented",
 			FollowupQuestions: []string{}, FacilitatorSuggestions: []string{}}},
-		LowerPriorityDisagreements:  []workshop.DisagreementAnalysis{},
-		Summary:                     "Reviewers value citations.",
+		LowerPriorityDisagreements: []workshop.DisagreementAnalysis{},
+		Summary:                    "Reviewers value citations.",
 	}
+}
+
+// distillWith makes the fake LLM ask "Why?" as every follow-up question and
+// answer every typed call with out.
+func (f *fixture) distillWith(out any) {
+	f.llm.SetHandler(func(r llmtest.ChatRequest) llmtest.Reply {
+		if r.ResponseFormat == nil {
+			return llmtest.Text("Why?")
+		}
+		return llmtest.JSON(out)
+	})
 }
 
 // output is a DistillationOutput with findings and no disagreement analyses.
@@ -59,12 +70,7 @@ func output(findings []workshop.Finding, summary string) workshop.DistillationOu
 func TestAnalysisFindsTiersAndDropsUnknownEvidence(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		f := reviewed(t, db, true)
-		f.llm.SetHandler(func(r llmtest.ChatRequest) llmtest.Reply {
-			if r.ResponseFormat == nil {
-				return llmtest.Text("Why?")
-			}
-			return llmtest.JSON(distilled())
-		})
+		f.distillWith(distilled())
 		if _, err := f.svc.Analyze(f.as(f.alice), f.ws.ID, workshop.AnalyzeInput{}); hone.ErrorCode(err) != hone.EFORBIDDEN {
 			t.Fatalf("a participant started an analysis: %v", err)
 		}
@@ -149,12 +155,7 @@ func TestAnalysisWarnsWithFewerThanTwoParticipants(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		f := newFixture(t, db, true)
 		f.begin(2, 2, false)
-		f.llm.SetHandler(func(r llmtest.ChatRequest) llmtest.Reply {
-			if r.ResponseFormat == nil {
-				return llmtest.Text("Why?")
-			}
-			return llmtest.JSON(output([]workshop.Finding{{Text: "x", Priority: "low", EvidenceTraceIDs: []string{"t1"}}}, "one view"))
-		})
+		f.distillWith(output([]workshop.Finding{{Text: "x", Priority: "low", EvidenceTraceIDs: []string{"t1"}}}, "one view"))
 		f.complete(f.as(f.alice), f.alice, "t1", "good")
 		st, _ := f.svc.Analyze(admin, f.ws.ID, workshop.AnalyzeInput{})
 		a, err := f.svc.RunAnalysis(admin, f.ws.ID, st.ID)
@@ -215,12 +216,7 @@ func TestFailedLLMFailsTheRunAndKeepsTheTiers(t *testing.T) {
 func TestInterruptedAnalysisIsTakenUpAgain(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		f := reviewed(t, db, true)
-		f.llm.SetHandler(func(r llmtest.ChatRequest) llmtest.Reply {
-			if r.ResponseFormat == nil {
-				return llmtest.Text("Why?")
-			}
-			return llmtest.JSON(distilled())
-		})
+		f.distillWith(distilled())
 		st, _ := f.svc.Analyze(admin, f.ws.ID, workshop.AnalyzeInput{})
 		// A server claims the run and dies without a word.
 		if _, err := db.Workshops().ClaimAnalysis(admin, st.ID); err != nil {

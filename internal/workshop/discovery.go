@@ -243,13 +243,9 @@ func (s *Service) SubmitAnswer(ctx context.Context, workshopID string, in Answer
 // ListFeedback returns discovery feedback: a facilitator's pick (of one
 // member when userID is given), or a participant's own.
 func (s *Service) ListFeedback(ctx context.Context, workshopID, userID string) ([]*Feedback, error) {
-	w, err := s.store.Workshop(ctx, workshopID)
+	w, a, _, err := s.resolve(ctx, workshopID, userID)
 	if err != nil {
 		return nil, err
-	}
-	a, _, err := s.actor(ctx, w, userID)
-	if err != nil {
-		return nil, forbidSelf(err)
 	}
 	f := FeedbackFilter{WorkshopID: w.ID, UserID: userID}
 	if !a.Facilitator() {

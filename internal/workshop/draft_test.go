@@ -14,12 +14,7 @@ import (
 func TestDraftRubricPromotionAndGrouping(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		f := reviewed(t, db, true)
-		f.llm.SetHandler(func(r llmtest.ChatRequest) llmtest.Reply {
-			if r.ResponseFormat == nil {
-				return llmtest.Text("Why?")
-			}
-			return llmtest.JSON(distilled())
-		})
+		f.distillWith(distilled())
 		st, _ := f.svc.Analyze(admin, f.ws.ID, workshop.AnalyzeInput{})
 		an, _ := f.svc.RunAnalysis(admin, f.ws.ID, st.ID)
 		fac := f.as(f.facilitator)

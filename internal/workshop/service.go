@@ -171,8 +171,9 @@ func forbidSelf(err error) error {
 	return err
 }
 
-// facilitator resolves the actor and requires a facilitator.
-func (s *Service) facilitator(ctx context.Context, workshopID, userID string) (*Workshop, Actor, *workshopMembers, error) {
+// resolve loads the workshop and resolves the actor, a user_id that is not
+// the caller's own being EFORBIDDEN.
+func (s *Service) resolve(ctx context.Context, workshopID, userID string) (*Workshop, Actor, *workshopMembers, error) {
 	w, err := s.store.Workshop(ctx, workshopID)
 	if err != nil {
 		return nil, Actor{}, nil, err
@@ -181,22 +182,24 @@ func (s *Service) facilitator(ctx context.Context, workshopID, userID string) (*
 	if err != nil {
 		return nil, Actor{}, nil, forbidSelf(err)
 	}
-	if !a.Facilitator() {
-		return nil, Actor{}, nil, errFacilitatorOnly
-	}
 	return w, a, ms, nil
+}
+
+// facilitator resolves the actor and requires a facilitator.
+func (s *Service) facilitator(ctx context.Context, workshopID, userID string) (*Workshop, Actor, *workshopMembers, error) {
+	w, a, ms, err := s.resolve(ctx, workshopID, userID)
+	if err == nil && !a.Facilitator() {
+		err = errFacilitatorOnly
+	}
+	return w, a, ms, err
 }
 
 // self resolves the actor of an action a member does for themself, which
 // needs a member: an admin names one with user_id.
 func (s *Service) self(ctx context.Context, workshopID, userID string) (*Workshop, Actor, *workshopMembers, error) {
-	w, err := s.store.Workshop(ctx, workshopID)
+	w, a, ms, err := s.resolve(ctx, workshopID, userID)
 	if err != nil {
 		return nil, Actor{}, nil, err
-	}
-	a, ms, err := s.actor(ctx, w, userID)
-	if err != nil {
-		return nil, Actor{}, nil, forbidSelf(err)
 	}
 	if a.Member == nil {
 		return nil, Actor{}, nil, hone.FieldError("user_id", "user_id is required: the member who gives the feedback")

@@ -263,13 +263,9 @@ type TraceView struct {
 // naming one) their assigned traces in their own order, with their state
 // on each; a facilitator every trace by position.
 func (s *Service) Traces(ctx context.Context, workshopID, userID string) ([]TraceView, error) {
-	w, err := s.store.Workshop(ctx, workshopID)
+	w, a, _, err := s.resolve(ctx, workshopID, userID)
 	if err != nil {
 		return nil, err
-	}
-	a, _, err := s.actor(ctx, w, userID)
-	if err != nil {
-		return nil, forbidSelf(err)
 	}
 	if a.Member == nil || a.Member.Role == RoleFacilitator && userID == "" {
 		all, err := s.store.Traces(ctx, workshopID, 0)
