@@ -24,6 +24,7 @@ import (
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/tuning"
+	"github.com/honehq/hone/internal/workshop"
 )
 
 // route is one endpoint, with its path relative to api.Prefix.
@@ -229,11 +230,30 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 			if open != (op.Security != nil && len(*op.Security) == 0) {
 				t.Errorf("%s %s: security %v; only /openapi.json is open", r.method, r.path, op.Security)
 			}
-			want := []string{"200", "405"}
-			if r.method == "POST" {
-				want = []string{"400", "405", "408", "413"}
-				if op.RequestBody["required"] != true {
-					t.Errorf("%s %s: the request body is not required", r.method, r.path)
+			want := []string{"405"}
+			success := false
+			for status := range op.Responses {
+				success = success || strings.HasPrefix(status, "2")
+			}
+			if !success {
+				t.Errorf("%s %s: no 2xx response", r.method, r.path)
+			}
+			if r.method == "GET" {
+				want = append(want, "200")
+			}
+			if slices.Contains([]string{"POST", "PUT", "PATCH"}, r.method) {
+				switch {
+				case noBody[r]:
+					if op.RequestBody != nil {
+						t.Errorf("%s %s takes no body, but openapi.json documents one", r.method, r.path)
+					}
+				case op.RequestBody == nil:
+					t.Errorf("%s %s: no request body", r.method, r.path)
+				default:
+					want = append(want, "400", "408", "413")
+					if required := op.RequestBody["required"] == true; required == optionalBody[r] {
+						t.Errorf("%s %s: the request body is required: %v", r.method, r.path, required)
+					}
 				}
 			}
 			if r.path == "/turns" {
@@ -241,6 +261,12 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 			}
 			if !open {
 				want = append(want, "401")
+			}
+			// A member's token is 403 on the routes of no workshop, and may
+			// lack the role on its workshop's; only the list of workshops
+			// takes it from everyone (listing their own).
+			if !open && r != (route{"GET", "/workshops"}) {
+				want = append(want, "403")
 			}
 			if strings.Contains(r.path, "{id}") {
 				want = append(want, "404")
@@ -253,6 +279,21 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 		}
 		s.wantError("GET", "/sessions/nosuch00/export.xml", "", http.StatusNotFound, "not_found", "")
 	})
+}
+
+// noBody are the routes taking a POST, PUT or PATCH without a body: they
+// read none, so they answer neither 400 nor 408 nor 413 for one.
+var noBody = map[route]bool{
+	{"POST", "/workshops/{id}/members/{member_id}/token"}:         true,
+	{"POST", "/workshops/{id}/draft-rubric-items/suggest-groups"}: true,
+}
+
+// optionalBody are the routes whose body may be left out: the spec gives
+// their parameters in the query.
+var optionalBody = map[route]bool{
+	{"POST", "/workshops/{id}/begin-discovery"}:            true,
+	{"POST", "/workshops/{id}/generate-followup-question"}: true,
+	{"POST", "/workshops/{id}/analyze-discovery"}:          true,
 }
 
 func TestOpenAPIReferencesAndExamples(t *testing.T) {
@@ -357,13 +398,17 @@ func jsonFields(t reflect.Type) map[string]bool {
 		}
 		name, opts, _ := strings.Cut(tag, ",")
 		if f.Anonymous && name == "" {
-			maps.Copy(out, jsonFields(f.Type))
+			embedded := f.Type
+			if embedded.Kind() == reflect.Pointer {
+				embedded = embedded.Elem()
+			}
+			maps.Copy(out, jsonFields(embedded))
 			continue
 		}
 		if name == "" {
 			name = f.Name
 		}
-		out[name] = strings.Contains(opts, "omitempty")
+		out[name] = strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
 	}
 	return out
 }
@@ -372,6 +417,9 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 	d := parseDocument(t, openAPIFile(t))
 	exported := jsonFields(reflect.TypeFor[capture.Session]())
 	exported["duration_seconds"] = false
+	// The body of POST /workshops/{id}/traces/from-sessions: the import and who acts.
+	sessionImport := jsonFields(reflect.TypeFor[workshop.SessionImport]())
+	sessionImport["user_id"] = true
 	for _, c := range []struct {
 		schema   string
 		fields   map[string]bool
@@ -398,6 +446,62 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		{"VersionComparison", jsonFields(reflect.TypeFor[scoring.Comparison]()), true},
 		{"RegressionStep", jsonFields(reflect.TypeFor[scoring.Step]()), true},
 		{"RegressionReport", jsonFields(reflect.TypeFor[scoring.RegressionReport]()), true},
+
+		{"WorkshopInput", jsonFields(reflect.TypeFor[workshop.Create]()), false},
+		{"FacilitatorInput", jsonFields(reflect.TypeFor[workshop.Person]()), false},
+		{"MemberInput", jsonFields(reflect.TypeFor[workshop.Person]()), false},
+		{"WorkshopSettings", jsonFields(reflect.TypeFor[workshop.Settings]()), false},
+		{"TraceInput", jsonFields(reflect.TypeFor[workshop.TraceInput]()), false},
+		{"SessionImportInput", sessionImport, false},
+		{"PhaseInput", jsonFields(reflect.TypeFor[api.PhaseInput]()), false},
+		{"BeginInput", jsonFields(reflect.TypeFor[api.BeginInput]()), false},
+		{"FeedbackInput", jsonFields(reflect.TypeFor[workshop.FeedbackInput]()), false},
+		{"QuestionInput", jsonFields(reflect.TypeFor[api.QuestionInput]()), false},
+		{"AnswerInput", jsonFields(reflect.TypeFor[workshop.AnswerInput]()), false},
+		{"AnalyzeInput", jsonFields(reflect.TypeFor[workshop.AnalyzeInput]()), false},
+		{"TemplateInput", map[string]bool{"name": false, "title": false, "instruction": false}, false},
+		{"DraftItemInput", jsonFields(reflect.TypeFor[workshop.DraftItemInput]()), false},
+		{"DraftItemUpdate", jsonFields(reflect.TypeFor[workshop.DraftItemUpdate]()), false},
+		{"GroupingInput", jsonFields(reflect.TypeFor[workshop.Grouping]()), false},
+		{"GroupInput", jsonFields(reflect.TypeFor[workshop.ProposedGroup]()), false},
+		{"GroupRename", jsonFields(reflect.TypeFor[api.GroupRename]()), false},
+
+		{"Workshop", jsonFields(reflect.TypeFor[workshop.Workshop]()), true},
+		{"WorkshopCreated", jsonFields(reflect.TypeFor[workshop.Created]()), true},
+		{"Member", jsonFields(reflect.TypeFor[workshop.Member]()), true},
+		{"Access", jsonFields(reflect.TypeFor[workshop.Access]()), true},
+		{"Trace", jsonFields(reflect.TypeFor[workshop.Trace]()), true},
+		{"TraceView", jsonFields(reflect.TypeFor[workshop.TraceView]()), true},
+		{"ImportResult", jsonFields(reflect.TypeFor[workshop.ImportResult]()), true},
+		{"LineError", jsonFields(reflect.TypeFor[workshop.LineError]()), true},
+		{"Feedback", jsonFields(reflect.TypeFor[workshop.Feedback]()), true},
+		{"QA", jsonFields(reflect.TypeFor[workshop.QA]()), true},
+		{"PendingQuestion", jsonFields(reflect.TypeFor[workshop.Pending]()), true},
+		{"Question", jsonFields(reflect.TypeFor[workshop.Question]()), true},
+		{"ParticipantStatus", jsonFields(reflect.TypeFor[workshop.ParticipantStatus]()), true},
+		{"CompletionStatus", jsonFields(reflect.TypeFor[workshop.CompletionStatus]()), true},
+		{"AnalysisStarted", jsonFields(reflect.TypeFor[workshop.Started]()), true},
+		{"Analysis", jsonFields(reflect.TypeFor[workshop.Analysis]()), true},
+		{"Disagreements", jsonFields(reflect.TypeFor[workshop.Disagreements]()), true},
+		{"Disagreement", jsonFields(reflect.TypeFor[workshop.Disagreement]()), true},
+		{"Review", jsonFields(reflect.TypeFor[workshop.Review]()), true},
+		{"DisagreementAnalysis", jsonFields(reflect.TypeFor[workshop.DisagreementAnalysis]()), true},
+		{"Finding", jsonFields(reflect.TypeFor[workshop.Finding]()), true},
+		{"Template", jsonFields(reflect.TypeFor[workshop.Template]()), true},
+		{"DraftItem", jsonFields(reflect.TypeFor[workshop.DraftItem]()), true},
+		{"Grouping", jsonFields(reflect.TypeFor[workshop.Grouping]()), true},
+		{"ProposedGroup", jsonFields(reflect.TypeFor[workshop.ProposedGroup]()), true},
+		{"Agreement", jsonFields(reflect.TypeFor[workshop.Agreement]()), true},
+		{"TraceAgreement", jsonFields(reflect.TypeFor[workshop.TraceAgreement]()), true},
+		{"PairAgreement", jsonFields(reflect.TypeFor[workshop.PairAgreement]()), true},
+		{"FeedbackRecord", jsonFields(reflect.TypeFor[workshop.FeedbackRecord]()), true},
+		{"WorkshopList", jsonFields(reflect.TypeFor[api.WorkshopList]()), true},
+		{"MemberList", jsonFields(reflect.TypeFor[api.MemberList]()), true},
+		{"TraceList", jsonFields(reflect.TypeFor[api.TraceList]()), true},
+		{"FeedbackList", jsonFields(reflect.TypeFor[api.FeedbackList]()), true},
+		{"AnalysisList", jsonFields(reflect.TypeFor[api.AnalysisList]()), true},
+		{"TemplateList", jsonFields(reflect.TypeFor[api.TemplateList]()), true},
+		{"DraftItemList", jsonFields(reflect.TypeFor[api.DraftItemList]()), true},
 	} {
 		t.Run(c.schema, func(t *testing.T) {
 			s, ok := d.Components.Schemas[c.schema]
@@ -448,6 +552,37 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 	}
 	if !slices.Equal(categories.Enum, append([]string{""}, tuning.Categories...)) {
 		t.Errorf("categories %q, tuning has %q", categories.Enum, tuning.Categories)
+	}
+
+	// The enumerations of the workshop answers are the domain's.
+	for _, e := range []struct {
+		schema, property string
+		want             []string
+	}{
+		{"Workshop", "phase", workshop.Phases},
+		{"Member", "role", []string{workshop.RoleFacilitator, workshop.RoleParticipant}},
+		{"Feedback", "feedback_label", []string{workshop.LabelGood, workshop.LabelBad}},
+		{"TraceView", "state", []string{workshop.StateFeedback, workshop.StateQuestion, workshop.StateAnswer, workshop.StateComplete}},
+		{"Analysis", "status", []string{workshop.StatusQueued, workshop.StatusRunning, workshop.StatusDone, workshop.StatusFailed}},
+		{"Finding", "priority", []string{workshop.PriorityHigh, workshop.PriorityMedium, workshop.PriorityLow}},
+		{"DraftItem", "source_type", []string{workshop.SourceFinding, workshop.SourceDisagreement, workshop.SourceFeedback, workshop.SourceManual}},
+	} {
+		var got struct {
+			Enum []string `json:"enum"`
+		}
+		if err := json.Unmarshal(d.Components.Schemas[e.schema].Properties[e.property], &got); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.Enum, e.want) {
+			t.Errorf("%s.%s: enum %q, the domain has %q", e.schema, e.property, got.Enum, e.want)
+		}
+	}
+	var tiers []string
+	for name := range d.Components.Schemas["Disagreements"].Properties {
+		tiers = append(tiers, name)
+	}
+	if want := []string{workshop.TierHigh, workshop.TierLower, workshop.TierMedium}; !slices.Equal(slices.Sorted(slices.Values(tiers)), want) {
+		t.Errorf("disagreement tiers %q, want %q", tiers, want)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/honehq/hone"
 )
@@ -107,6 +108,10 @@ func (f *Face) serve(rt Route) http.Handler {
 		body := f.Errors
 		if rt.JSON && f.JSONErrors != nil {
 			body = f.JSONErrors
+		}
+		if p := r.URL.Path; strings.IndexByte(p, 0) >= 0 || !utf8.ValidString(p) {
+			WriteError(w, r, f.Log, hone.Errorf(hone.ENOTFOUND, "nothing is at a path with a NUL character or bytes that are not UTF-8"), body)
+			return
 		}
 		if f.Guard != nil {
 			var err error

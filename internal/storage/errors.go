@@ -58,6 +58,8 @@ func (e *codedError) Error() string { return e.err.Error() }
 func (e *codedError) Unwrap() []error {
 	msg := unavailableText
 	switch {
+	case e.code == hone.EINVALID:
+		msg = "A value holds a character that cannot be stored (a NUL, or bytes that are not UTF-8)."
 	case e.code == hone.ECONFLICT:
 		msg = "This conflicts with something already saved."
 	case isTimeout(e.err):
@@ -75,6 +77,8 @@ func classify(err error) string {
 		switch {
 		case pg.Code == "23505":
 			return hone.ECONFLICT
+		case pg.Code == "22021", pg.Code == "22P05": // a NUL or a byte that is not UTF-8 in a value
+			return hone.EINVALID
 		case strings.HasPrefix(pg.Code, "08"), // connection exception
 			strings.HasPrefix(pg.Code, "53"),       // insufficient resources: disk full, out of memory, too many connections
 			strings.HasPrefix(pg.Code, "57P"),      // shutting down, cannot connect now

@@ -46,6 +46,7 @@ func inDiscovery(w *Workshop) error {
 
 // assignedTrace returns the trace traceID when discovery reviews it.
 func (s *Service) assignedTrace(ctx context.Context, w *Workshop, traceID string) (*Trace, error) {
+	traceID = hone.CleanText(traceID)
 	if strings.TrimSpace(traceID) == "" {
 		return nil, hone.FieldError("trace_id", "trace_id is required")
 	}
@@ -240,23 +241,35 @@ func (s *Service) SubmitAnswer(ctx context.Context, workshopID string, in Answer
 	return s.shown(a, stored), nil
 }
 
-// ListFeedback returns discovery feedback: a facilitator's pick (of one
-// member when userID is given), or a participant's own.
+// ListFeedback returns discovery feedback: a participant's own, or, to a
+// facilitator (and the admin), everyone's or one member's when userID names one.
 func (s *Service) ListFeedback(ctx context.Context, workshopID, userID string) ([]*Feedback, error) {
-	w, a, _, err := s.resolve(ctx, workshopID, userID)
+	w, err := s.store.Workshop(ctx, workshopID)
 	if err != nil {
 		return nil, err
 	}
-	f := FeedbackFilter{WorkshopID: w.ID, UserID: userID}
-	if !a.Facilitator() {
-		f.UserID = a.Member.ID
+	viewer, ms, err := s.actor(ctx, w, "")
+	if err != nil {
+		return nil, err
+	}
+	if !viewer.Facilitator() || viewer.Local && userID != "" {
+		if viewer, _, err = s.actor(ctx, w, userID); err != nil {
+			return nil, forbidSelf(err)
+		}
+	}
+	f := FeedbackFilter{WorkshopID: w.ID, UserID: hone.CleanText(userID)}
+	switch {
+	case !viewer.Facilitator():
+		f.UserID = viewer.Member.ID
+	case f.UserID != "" && ms.byID[f.UserID] == nil:
+		return nil, hone.Errorf(hone.ENOTFOUND, "workshop %s has no member %q (user_id)", w.ID, f.UserID)
 	}
 	list, err := s.store.ListFeedback(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	for i := range list {
-		list[i] = s.shown(a, list[i])
+		list[i] = s.shown(viewer, list[i])
 	}
 	return list, nil
 }

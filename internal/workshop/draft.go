@@ -56,6 +56,7 @@ func (s *Service) Promote(ctx context.Context, workshopID, userID string, in Dra
 		return nil, err
 	}
 	in.Text = strings.TrimSpace(hone.CleanText(in.Text))
+	in.SourceAnalysisID = hone.CleanText(in.SourceAnalysisID)
 	in.SourceType = strings.ToLower(strings.TrimSpace(in.SourceType))
 	if in.SourceType == "" {
 		in.SourceType = SourceManual
@@ -119,7 +120,10 @@ func (s *Service) checkTraces(ctx context.Context, workshopID string, ids []stri
 func (s *Service) group(ctx context.Context, it *DraftItem, groupID, groupName *string) error {
 	id, name := "", ""
 	if groupID != nil {
-		id = strings.TrimSpace(*groupID)
+		id = strings.TrimSpace(hone.CleanText(*groupID))
+		if hone.Chars(id) > MaxNameLength {
+			return hone.FieldError("group_id", "group_id is longer than %d characters", MaxNameLength)
+		}
 	}
 	if groupName != nil {
 		name = strings.TrimSpace(hone.CleanText(*groupName))
@@ -142,7 +146,7 @@ func (s *Service) group(ctx context.Context, it *DraftItem, groupID, groupName *
 		return err
 	}
 	for _, other := range items {
-		if other.GroupID == id && other.ID != it.ID {
+		if other.GroupID == id {
 			it.GroupID, it.GroupName = id, other.GroupName
 			if name != "" {
 				it.GroupName = name

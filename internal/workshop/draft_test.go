@@ -51,6 +51,15 @@ func TestDraftRubricPromotionAndGrouping(t *testing.T) {
 		if err != nil || grouped.GroupID == "" || grouped.GroupName != "Accuracy" {
 			t.Fatalf("new group: %+v %v", grouped, err)
 		}
+		// Alone in its group, the item names that group as an existing one.
+		same, err := f.svc.UpdateDraftItem(fac, f.ws.ID, "", finding.ID, workshop.DraftItemUpdate{GroupID: &grouped.GroupID})
+		if err != nil || same.GroupID != grouped.GroupID || same.GroupName != "Accuracy" {
+			t.Fatalf("kept its own group: %+v %v", same, err)
+		}
+		long := strings.Repeat("é", workshop.MaxNameLength+1)
+		if _, err := f.svc.UpdateDraftItem(fac, f.ws.ID, "", finding.ID, workshop.DraftItemUpdate{GroupID: &long, GroupName: &name}); hone.ErrorField(err) != "group_id" {
+			t.Fatalf("a group_id of %d characters: %v", workshop.MaxNameLength+1, err)
+		}
 		moved, err := f.svc.UpdateDraftItem(fac, f.ws.ID, "", fb.ID, workshop.DraftItemUpdate{GroupID: &grouped.GroupID})
 		if err != nil || moved.GroupName != "Accuracy" {
 			t.Fatalf("move: %+v %v", moved, err)
