@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/workshop"
@@ -182,19 +183,39 @@ func (ws *WorkshopStore) AppendAnswer(ctx context.Context, feedbackID string, an
 func (ws *WorkshopStore) Ratings(ctx context.Context, workshopID string) ([]workshop.Rating, error) {
 	ctx, cancel := context.WithTimeout(ctx, ws.db.StreamTimeout)
 	defer cancel()
-	rows, err := ws.db.query(ctx, `SELECT f.trace_id, f.user_id, f.feedback_label FROM discovery_feedback f
-		WHERE f.workshop_id = ? ORDER BY f.trace_id, f.user_id`, workshopID)
+	// One row per trace, its reviewers' "user label" pairs joined with a
+	// record separator: a workshop has many more labels than traces, and a
+	// row costs more to fetch than the text it holds. Member ids are hone's
+	// own and labels "good" or "bad", so neither holds a separator.
+	agg := "group_concat(user_id || char(31) || feedback_label, char(30))"
+	if ws.db.dialect != SQLite {
+		agg = "string_agg(user_id || chr(31) || feedback_label, chr(30))"
+	}
+	rows, err := ws.db.query(ctx, `SELECT trace_id, `+agg+` FROM discovery_feedback
+		WHERE workshop_id = ? GROUP BY trace_id ORDER BY trace_id`, workshopID)
 	if err != nil {
 		return nil, dbError(fmt.Errorf("read ratings: %w", err))
 	}
 	defer rows.Close()
 	out := []workshop.Rating{}
+	labels := map[string]string{}
 	for rows.Next() {
-		var r workshop.Rating
-		if err := rows.Scan(&r.TraceID, &r.UserID, &r.Label); err != nil {
+		var trace, pairs string
+		if err := rows.Scan(&trace, &pairs); err != nil {
 			return nil, dbError(err)
 		}
-		out = append(out, r)
+		for pair := range strings.SplitSeq(pairs, "\x1e") {
+			user, label, ok := strings.Cut(pair, "\x1f")
+			if !ok {
+				return nil, fmt.Errorf("read ratings of trace %q: %q is no member and label", trace, pair)
+			}
+			if l, ok := labels[label]; ok {
+				label = l
+			} else {
+				labels[label] = label
+			}
+			out = append(out, workshop.Rating{TraceID: trace, UserID: user, Label: label})
+		}
 	}
 	return out, dbError(rows.Err())
 }
