@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,7 +15,18 @@ type writeJob struct {
 	ctx  context.Context
 	fn   func(*Tx) error
 	done chan error
+	// state is jobWaiting until the writer takes the job up (jobTaken) or
+	// its caller gives up waiting first (jobAbandoned): a job is either run
+	// and waited for, or never run.
+	state *atomic.Int32
 }
+
+// The states of a writeJob.
+const (
+	jobWaiting int32 = iota
+	jobTaken
+	jobAbandoned
+)
 
 // writer runs SQLite's write transactions on its one connection. It commits
 // whatever transactions are waiting together: each runs inside a savepoint of
@@ -57,6 +69,10 @@ func (db *DB) runBatch(batch []writeJob) {
 	results := make([]error, len(batch))
 	var unprepared []string
 	for i, j := range batch {
+		if !j.state.CompareAndSwap(jobWaiting, jobTaken) {
+			results[i] = context.Canceled
+			continue
+		}
 		if err := j.ctx.Err(); err != nil {
 			results[i] = err
 			continue

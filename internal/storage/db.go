@@ -311,17 +311,22 @@ func (db *DB) limit(ctx context.Context) (context.Context, context.CancelFunc) {
 // the transaction, if it had not started, never runs.
 func (db *DB) update(ctx context.Context, fn func(*Tx) error) error {
 	if db.jobs != nil {
-		done := make(chan error, 1)
+		j := writeJob{ctx: ctx, fn: fn, done: make(chan error, 1), state: new(atomic.Int32)}
 		select {
-		case db.jobs <- writeJob{ctx: ctx, fn: fn, done: done}:
+		case db.jobs <- j:
 		case <-ctx.Done():
 			return dbError(ctx.Err())
 		}
 		select {
-		case err := <-done:
+		case err := <-j.done:
 			return dbError(err)
 		case <-ctx.Done():
-			return dbError(ctx.Err())
+			if j.state.CompareAndSwap(jobWaiting, jobAbandoned) {
+				return dbError(ctx.Err())
+			}
+			// The writer has begun the job: its outcome, committed or
+			// not, is the answer, and fn is done with what it shares.
+			return dbError(<-j.done)
 		}
 	}
 	sqltx, err := db.write.BeginTx(ctx, nil)
