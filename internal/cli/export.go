@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -41,29 +42,31 @@ sequences, carriage returns, other control characters) are shown escaped, as
 			if err != nil {
 				return err
 			}
-			write := func(w *bufio.Writer) error {
-				if err := e.Write(w); err != nil {
-					return err
-				}
-				return w.Flush()
-			}
-			if output == "" || output == "-" {
-				out := termOut(stdoutOr(opts))
-				if err := write(bufio.NewWriterSize(out, 64<<10)); err != nil {
-					return err
-				}
-				if tw, ok := out.(*terminalWriter); ok {
-					return tw.Flush()
-				}
-				return nil
-			}
-			return writeFileAtomic(output, write)
+			return writeExport(opts, e.Write, output)
 		},
 	}
 	cmd.Flags().StringVar(&sessionID, "session", "", "id of the session to export (required)")
 	cmd.Flags().StringVar(&format, "format", "csv", "csv or json")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write (default: standard output)")
 	return cmd
+}
+
+// writeExport writes an export to the file output, or to standard output
+// when output is "" or "-" (escaped for a terminal, exact to a file or a
+// pipe).
+func writeExport(opts *options, export func(io.Writer) error, output string) error {
+	write := func(w *bufio.Writer) error {
+		if err := export(w); err != nil {
+			return err
+		}
+		return w.Flush()
+	}
+	if output == "" || output == "-" {
+		return termPrint(stdoutOr(opts), func(out io.Writer) error {
+			return write(bufio.NewWriterSize(out, 64<<10))
+		})
+	}
+	return writeFileAtomic(output, write)
 }
 
 // writeFileAtomic writes to a temporary file beside path and renames it into

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -842,18 +841,7 @@ Written to a terminal, characters that would act on it are shown escaped, as
 				if err != nil {
 					return err
 				}
-				write := func(w *bufio.Writer) error {
-					if err := e.Write(w); err != nil {
-						return err
-					}
-					return w.Flush()
-				}
-				if output == "" || output == "-" {
-					return termPrint(stdoutOr(opts), func(out io.Writer) error {
-						return write(bufio.NewWriterSize(out, 64<<10))
-					})
-				}
-				return writeFileAtomic(output, write)
+				return writeExport(opts, e.Write, output)
 			})
 		},
 	}

@@ -1,8 +1,8 @@
 // Package storage keeps hone's data in SQLite (embedded, the default) or
 // PostgreSQL, behind the store interfaces the domain packages define: one
 // store per capability (CaptureStore, TuningStore, ScoringStore,
-// LLMCallStore, AuthStore), all over one DB, its connections and, on SQLite,
-// its one writer. One set of SQL serves both databases; dialect differences
+// LLMCallStore, AuthStore, WorkshopStore), all over one DB, its connections
+// and, on SQLite, its one writer. One set of SQL serves both databases; dialect differences
 // are handled where they occur, and driver errors are mapped to hone's error
 // codes in one place (errors.go).
 package storage
