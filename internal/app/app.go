@@ -97,7 +97,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 	a.API = &api.API{Turns: a.Turns, Sessions: db.Capture(), Chat: a.Chat, Tuning: a.Tuning, Scoring: a.Scoring,
 		LLMCalls: db.LLMCalls(), Workshops: a.Workshops, Auth: a.Auth, MaxBodyBytes: cfg.MaxBodyBytes, Logger: log}
 	if a.UI, err = web.New(&web.UI{Sessions: db.Capture(), Turns: a.Turns, Chat: a.Chat, Tuning: a.Tuning,
-		Scoring: a.Scoring, Auth: a.Auth, Health: db.CheckWrite, Logger: log}); err != nil {
+		Scoring: a.Scoring, Workshops: a.Workshops, Auth: a.Auth, Health: db.CheckWrite, Logger: log}); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -30,6 +30,9 @@ type Route struct {
 	// Members routes take a workshop member's own token as well as the
 	// admin's; the others refuse it.
 	Members bool
+	// MaxBody, when set, bounds the route's request body instead of the
+	// face's own limit (a file upload).
+	MaxBody int64
 	// Fallback is set on the route Mux adds for what no other route serves:
 	// it answers 404, or 405 with Allow, and changes nothing.
 	Fallback bool

@@ -83,14 +83,16 @@ func TestBrowserSessionsAndSession(t *testing.T) {
 			Who: li.querySelector(".msg.user .who").textContent,
 			User: li.querySelector(".msg.user p").innerText,
 			BotWho: li.querySelector(".msg.bot .who").textContent,
-			Bot: li.querySelector(".msg.bot p").innerText,
+			Bot: li.querySelector(".msg.bot .md").innerText.trim(),
 			Notes: Array.from(li.querySelectorAll("li.note"), n => n.textContent.trim()),
 			Cats: Array.from(li.querySelectorAll("li.note"), n => n.querySelector(".cat")?.textContent ?? ""),
 		}))`)
 		wantTurns := []turn{
-			{Meta: "Turn 1 · 2025-03-01 09:00:00 UTC · 850 ms", Who: "User", User: aliceMsg1, BotWho: "Bot", Bot: aliceResp1,
+			// Responses are rendered as Markdown; raw HTML in them is left out.
+			{Meta: "Turn 1 · 2025-03-01 09:00:00 UTC · 850 ms", Who: "User", User: aliceMsg1, BotWho: "Bot",
+				Bot: `Sure: document.title = "pwned"; window.__xss = true; alert(1) & done`,
 				Notes: []string{"content " + noteCite}, Cats: []string{"content"}},
-			{Meta: "Turn 2 · 2025-03-01 09:01:30 UTC", Who: "User", User: aliceMsg2, BotWho: "Bot", Bot: aliceResp2,
+			{Meta: "Turn 2 · 2025-03-01 09:01:30 UTC", Who: "User", User: aliceMsg2, BotWho: "Bot", Bot: "Line one with bold advice\nLine two",
 				Notes: []string{noteShort, "clarity " + noteAcro}, Cats: []string{"", "clarity"}},
 		}
 		if len(turns) != len(wantTurns) {
@@ -104,6 +106,9 @@ func TestBrowserSessionsAndSession(t *testing.T) {
 			}
 		}
 
+		if got := b.Texts("#turn-2 .msg.bot .md strong"); !slices.Equal(got, []string{"bold"}) {
+			t.Errorf("Markdown of turn 2's response: <strong> holds %q, want [bold]", got)
+		}
 		if got, want := b.Title(), "Session "+s.alice1+" · hone"; got != want {
 			t.Errorf("title = %q, want %q: a script in a turn ran", got, want)
 		}

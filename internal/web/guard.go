@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"crypto/subtle"
 	"net/http"
 	"time"
@@ -39,9 +40,15 @@ func (u *UI) guard(rt server.Route, w http.ResponseWriter, r *http.Request) (*ht
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")
 	if r.Body != nil {
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		r.Body = http.MaxBytesReader(w, r.Body, cmp.Or(rt.MaxBody, maxBody))
 	}
-	id, err := u.identify(rt, r)
+	var id hone.Identity
+	var err error
+	if rt.Members {
+		id, err = u.memberIdentity(w, r)
+	} else {
+		id, err = u.identify(rt, r)
+	}
 	if err != nil {
 		return r, err
 	}

@@ -91,7 +91,7 @@ const (
 	aliceMsg1  = `Show me <script>alert("user")</script> please`
 	aliceResp1 = `Sure: <script>document.title = "pwned"; window.__xss = true; alert(1)</script> & done`
 	aliceMsg2  = `And <b>bold</b>?`
-	aliceResp2 = "Line one\nLine two <img src=x onerror=\"window.__xss = true\">"
+	aliceResp2 = "Line one with **bold** advice\nLine two <img src=x onerror=\"window.__xss = true\">"
 	noteCite   = `Cite the <source> please`
 	noteShort  = `Shorter, please`
 	noteAcro   = `Explain "RAG" & other acronyms`

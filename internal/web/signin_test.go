@@ -277,6 +277,9 @@ func routePath(t *testing.T, a *authApp, rt server.Route, sessionID string) stri
 		}
 		p = strings.ReplaceAll(p, "{token}", strings.TrimPrefix(link, a.Links.Base()+auth.SignInPath))
 	}
+	for _, v := range []string{"{trace}", "{member}", "{item}", "{group}"} {
+		p = strings.ReplaceAll(p, v, "x")
+	}
 	if strings.Contains(p, "{") {
 		t.Fatalf("route %s %s has a path value this test does not fill in", rt.Method, rt.Path)
 	}
@@ -325,6 +328,8 @@ var signedIn = map[string]struct {
 	"POST /chat/messages":               {http.StatusOK, ""},
 	"GET /no/such/page":                 {http.StatusNotFound, ""},
 	"GET /sessions/{id}/export.csv?x=1": {http.StatusOK, ""},
+	"GET /workshops":                    {http.StatusOK, ""},
+	"POST /workshops":                   {http.StatusSeeOther, "/workshops"},
 }
 
 func TestEveryRouteRequiresSignIn(t *testing.T) {
@@ -348,6 +353,13 @@ func TestEveryRouteRequiresSignIn(t *testing.T) {
 				r := routeRequest(a, rt, path, csrf)
 				what := rt.Method + " " + path
 				switch {
+				case rt.Members || strings.HasPrefix(rt.Path, "/w/{id}/join/"):
+					// A workshop's pages take its members' join links, or the
+					// admin's sign-in; without either they explain, and do not
+					// send members to the admin's sign-in page.
+					if r.StatusCode != http.StatusUnauthorized || !strings.Contains(r.body, "join link") {
+						t.Errorf("workshop route %s: %d Location %q, want 401 about join links\n%s", what, r.StatusCode, r.location(), r.body)
+					}
 				case rt.Open:
 					open++
 					if r.StatusCode >= 400 || strings.HasPrefix(r.location(), "/signin?") {
@@ -394,6 +406,9 @@ func TestEveryRouteRequiresSignIn(t *testing.T) {
 				t.Fatal("GET /chat signed in set no tester cookie")
 			}
 			for _, rt := range routes {
+				if rt.Members || strings.HasPrefix(rt.Path, "/w/{id}/join/") {
+					continue // a workshop's own: workshop_access_test.go
+				}
 				path := routePath(t, a, rt, id)
 				r := routeRequest(a, rt, path, csrf, cookie, tester)
 				what := rt.Method + " " + path
@@ -798,6 +813,13 @@ func TestNoTokenEverythingOpen(t *testing.T) {
 	for _, rt := range a.UI.Routes() {
 		path := routePath(t, a, rt, id)
 		r := routeRequest(a, rt, path, csrf, tester)
+		if rt.Members || strings.HasPrefix(rt.Path, "/w/{id}/join/") {
+			// A workshop's pages need a member's join link even so.
+			if r.StatusCode != http.StatusUnauthorized || !strings.Contains(r.body, "join link") {
+				t.Errorf("without a token, workshop route %s %s = %d, want 401 about join links", rt.Method, path, r.StatusCode)
+			}
+			continue
+		}
 		if r.StatusCode == http.StatusUnauthorized || r.StatusCode == http.StatusForbidden || strings.HasPrefix(r.location(), "/signin?") {
 			t.Errorf("without a token, %s %s = %d to %q", rt.Method, path, r.StatusCode, r.location())
 		}

@@ -26,6 +26,7 @@ import (
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/tuning"
+	"github.com/honehq/hone/internal/workshop"
 )
 
 //go:embed templates static
@@ -38,7 +39,9 @@ type UI struct {
 	Chat     *chat.Router
 	Tuning   *tuning.Service
 	Scoring  *scoring.Service
-	Auth     *auth.Auth
+	// Workshops runs the discovery workshops' pages (/workshops, /w/…).
+	Workshops *workshop.Service
+	Auth      *auth.Auth
 	// Health checks that the database takes writes, for /healthz.
 	Health func(ctx context.Context) error
 	Logger *slog.Logger
@@ -50,7 +53,8 @@ type UI struct {
 }
 
 // pageNames are the pages the UI renders.
-var pageNames = []string{"sessions", "session", "metrics", "chat", "signin", "error"}
+var pageNames = []string{"sessions", "session", "metrics", "chat", "signin", "error", "message",
+	"workshops", "w_start", "w_pending", "w_step", "w_done", "w_monitor", "w_analysis", "w_setup", "w_trace", "w_groups"}
 
 // New returns the UI; its chat says what to set until EnableChat is called.
 func New(u *UI) (*UI, error) {
@@ -63,7 +67,7 @@ func New(u *UI) (*UI, error) {
 	}
 	for _, name := range pageNames {
 		t := template.New("layout.html").Funcs(u.funcs())
-		t, err := t.ParseFS(assets, "templates/layout.html", "templates/"+name+".html")
+		t, err := t.ParseFS(assets, "templates/layout.html", "templates/workshop_parts.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("parse page %s: %w", name, err)
 		}
@@ -125,8 +129,18 @@ func (u *UI) funcs() template.FuncMap {
 			}
 			return *f
 		},
-		"score":      scoring.Format,
-		"metricList": metricList,
+		"score":            scoring.Format,
+		"metricList":       metricList,
+		"markdown":         renderMarkdown,
+		"prettyJSON":       prettyJSON,
+		"tracePath":        tracePath,
+		"sourceLabel":      func(t string) string { return sourceLabels[t] },
+		"phaseLabel":       func(p string) string { return phaseLabels[p] },
+		"fixed":            fixed,
+		"truncate":         truncate,
+		"disagreementText": disagreementText,
+		"dict":             dict,
+		"list":             func(v ...any) []any { return v },
 	}
 }
 
@@ -143,6 +157,10 @@ func (u *UI) Render(w http.ResponseWriter, r *http.Request, status int, name str
 		data = map[string]any{}
 	}
 	data["CSRF"] = csrfToken(w, r)
+	data["Here"] = r.URL.RequestURI()
+	if f := takeFlash(w, r); f != nil {
+		data["Flash"] = f
+	}
 	id, _ := hone.IdentityFrom(r.Context())
 	data["SignedIn"] = u.Auth != nil && u.Auth.Enabled() && id.Kind == hone.IdentityAdmin
 	var b strings.Builder
@@ -174,6 +192,13 @@ func (u *UI) errorPage(w http.ResponseWriter, r *http.Request, status int, err e
 		http.Redirect(w, r, "/signin?"+url.Values{"next": {si.next}}.Encode(), http.StatusSeeOther)
 		return
 	}
-	u.Render(w, r, status, "error", map[string]any{"Title": http.StatusText(status), "Status": status,
-		"Message": hone.ErrorMessage(err)})
+	data := map[string]any{"Title": http.StatusText(status), "Status": status, "Message": hone.ErrorMessage(err),
+		"Back": "/", "BackLabel": "Back to the sessions"}
+	if strings.HasPrefix(r.URL.Path, "/w/") {
+		data["Back"] = ""
+		if id, _ := hone.IdentityFrom(r.Context()); id.Kind == hone.IdentityMember {
+			data["Back"], data["BackLabel"] = workshopPath(id.WorkshopID), "Back to the workshop"
+		}
+	}
+	u.Render(w, r, status, "error", data)
 }

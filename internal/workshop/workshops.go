@@ -145,16 +145,12 @@ func (s *Service) SetPhase(ctx context.Context, workshopID, userID, phase string
 		return nil, phaseConflict("the workshop is in %s and only moves forwards, not back to %s", w.Phase, phase)
 	}
 	if from <= phaseIndex(PhaseDiscovery) && to > phaseIndex(PhaseDiscovery) {
-		items, err := s.store.DraftItems(ctx, workshopID)
+		ok, reason, err := s.gate(ctx, workshopID)
 		if err != nil {
 			return nil, err
 		}
-		n, err := s.store.CountFeedback(ctx, workshopID)
-		if err != nil {
-			return nil, err
-		}
-		if len(items) == 0 && n == 0 {
-			return nil, phaseConflict("the workshop can leave discovery once it has discovery feedback or a draft rubric item; it has neither")
+		if !ok {
+			return nil, phaseConflict("%s", reason)
 		}
 	}
 	if err := s.store.SetPhase(ctx, workshopID, w.Phase, phase); err != nil {
@@ -162,4 +158,30 @@ func (s *Service) SetPhase(ctx context.Context, workshopID, userID, phase string
 	}
 	w.Phase = phase
 	return w, nil
+}
+
+// gate is the spec's gate out of discovery: some discovery feedback or a
+// draft rubric item. reason says why the workshop may not leave yet.
+func (s *Service) gate(ctx context.Context, workshopID string) (ok bool, reason string, err error) {
+	items, err := s.store.DraftItems(ctx, workshopID)
+	if err != nil {
+		return false, "", err
+	}
+	if len(items) > 0 {
+		return true, "", nil
+	}
+	n, err := s.store.CountFeedback(ctx, workshopID)
+	if err != nil || n > 0 {
+		return err == nil, "", err
+	}
+	return false, "the workshop can leave discovery once it has discovery feedback or a draft rubric item; it has neither", nil
+}
+
+// CanLeaveDiscovery reports whether a facilitator may move the workshop on
+// from discovery, and if not, why; facilitators only.
+func (s *Service) CanLeaveDiscovery(ctx context.Context, workshopID string) (ok bool, reason string, err error) {
+	if _, _, _, err := s.facilitator(ctx, workshopID, ""); err != nil {
+		return false, "", err
+	}
+	return s.gate(ctx, workshopID)
 }

@@ -1,0 +1,123 @@
+// The workshop pages work with plain form posts; this script makes them
+// smoother: submit buttons wait for what their form requires, the next
+// follow-up question is asked as soon as its page opens, busy buttons say
+// so, join links copy with one click, and draft rubric items move between
+// groups by drag and drop.
+(function () {
+  "use strict";
+
+  var csrf = (document.querySelector('meta[name="csrf-token"]') || {}).content || "";
+
+  // filled reports whether every required field of form has a value: a
+  // choice in each radio group, text that is not only white space.
+  function filled(form) {
+    var fields = form.querySelectorAll("[required]");
+    for (var i = 0; i < fields.length; i++) {
+      var f = fields[i];
+      if (f.type === "radio") {
+        if (!form.querySelector('input[type="radio"][name="' + f.name + '"]:checked')) return false;
+      } else if (!f.value.trim()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  document.querySelectorAll("form[data-require]").forEach(function (form) {
+    var button = form.querySelector('button[type="submit"]');
+    var update = function () { button.disabled = !filled(form); };
+    form.addEventListener("input", update);
+    form.addEventListener("change", update);
+    update();
+  });
+
+  // A form being sent disables its button, which says what is happening.
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (form.dataset.sending) {
+      e.preventDefault();
+      return;
+    }
+    form.dataset.sending = "1";
+    var button = form.querySelector('button[type="submit"]');
+    if (button && button.dataset.busy) {
+      button.textContent = button.dataset.busy;
+      button.classList.add("busy");
+    }
+    var generating = form.querySelector(".generating");
+    if (generating) generating.hidden = false;
+  });
+
+  var auto = document.querySelector("form[data-autosubmit]");
+  if (auto) {
+    window.setTimeout(function () { auto.requestSubmit(); }, 0);
+  }
+
+  document.querySelectorAll("form[data-autonavigate] select").forEach(function (select) {
+    select.addEventListener("change", function () { select.form.requestSubmit(); });
+  });
+
+  document.querySelectorAll("button[data-copy]").forEach(function (button) {
+    button.addEventListener("click", function () {
+      var input = document.querySelector(button.dataset.copy);
+      input.select();
+      var done = function () { button.textContent = "Copied"; };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(input.value).then(done, function () { document.execCommand("copy"); done(); });
+      } else {
+        document.execCommand("copy");
+        done();
+      }
+    });
+  });
+
+  if (typeof Sortable === "undefined") return;
+
+  // Draft rubric panel: dropping an item in a group moves it there at once.
+  var panel = document.getElementById("rubric-panel");
+  if (panel && panel.querySelector("form.add-item")) {
+    var workshop = panel.dataset.workshop;
+    panel.querySelectorAll("ul.rubric-items").forEach(function (list) {
+      Sortable.create(list, {
+        group: "rubric", animation: 120, forceFallback: true, fallbackTolerance: 3, filter: "details, a, input, textarea, select, button", preventOnFilter: false,
+        onAdd: function (e) {
+          var body = new URLSearchParams();
+          body.set("csrf", csrf);
+          body.set("move", "1");
+          body.set("back", location.pathname + location.search);
+          var group = e.to.dataset.groupId;
+          body.set("group_id", group);
+          if (group === "+new") {
+            var name = document.getElementById("new-group-name");
+            body.set("new_group", (name && name.value.trim()) || "New group");
+          }
+          panel.classList.add("saving");
+          fetch("/w/" + workshop + "/rubric/" + encodeURIComponent(e.item.dataset.itemId), {
+            method: "POST", body: body, headers: { "X-CSRF-Token": csrf }, credentials: "same-origin"
+          }).then(function () { location.reload(); }, function () { location.reload(); });
+        }
+      });
+    });
+  }
+
+  // Proposal review: dragging an item to a group picks that group in the
+  // item's select, and picking a group moves the item there.
+  var proposal = document.getElementById("proposal");
+  if (proposal) {
+    var lists = proposal.querySelectorAll("ul.proposed-items");
+    lists.forEach(function (list) {
+      Sortable.create(list, {
+        group: "proposal", animation: 120, forceFallback: true, fallbackTolerance: 3, filter: "select, option, label", preventOnFilter: false,
+        onAdd: function (e) {
+          e.item.querySelector("select.item-group").value = e.to.dataset.index;
+        }
+      });
+    });
+    proposal.querySelectorAll("select.item-group").forEach(function (select) {
+      select.addEventListener("change", function () {
+        var to = proposal.querySelector('ul.proposed-items[data-index="' + select.value + '"]');
+        if (to) to.appendChild(select.closest("li"));
+      });
+    });
+  }
+})();

@@ -1,0 +1,106 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/workshop"
+)
+
+// memberCookieTTL is how long a join link's sign-in lasts in a browser.
+const memberCookieTTL = 90 * 24 * time.Hour
+
+// memberCookie names the cookie that signs a member in to one workshop; it
+// is sent to that workshop's pages only.
+func memberCookie(workshopID string) string { return "hone_w_" + workshopID }
+
+func workshopPath(workshopID string) string { return "/w/" + workshopID }
+
+// setMemberCookie signs the holder of token in to the workshop's pages:
+// HttpOnly, SameSite=Lax (the join link is opened from mail or chat),
+// Secure over TLS. The cookie holds the token, checked on every request,
+// so that a new link revokes the old sign-ins at once.
+func setMemberCookie(w http.ResponseWriter, r *http.Request, workshopID, token string) {
+	http.SetCookie(w, &http.Cookie{Name: memberCookie(workshopID), Value: token, Path: workshopPath(workshopID),
+		MaxAge: int(memberCookieTTL.Seconds()), HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+}
+
+func clearMemberCookie(w http.ResponseWriter, r *http.Request, workshopID string) {
+	http.SetCookie(w, &http.Cookie{Name: memberCookie(workshopID), Value: "", Path: workshopPath(workshopID),
+		MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+}
+
+// errNotMember is the answer to someone on a workshop's pages who is neither
+// signed in to it nor the admin.
+var errNotMember = hone.Errorf(hone.EUNAUTHORIZED,
+	"This workshop's pages are for its members. Open the personal join link your facilitator sent you; if it no longer works, ask them for a new one.")
+
+// memberIdentity is who calls a workshop's page: the member whose join link
+// signed this browser in to the workshop {id}, else the admin when signed
+// in with the API token. Anyone else is refused, even on a hone without an
+// API token.
+func (u *UI) memberIdentity(w http.ResponseWriter, r *http.Request) (hone.Identity, error) {
+	ctx := r.Context()
+	wid := r.PathValue("id")
+	if c, err := r.Cookie(memberCookie(wid)); err == nil {
+		id, ok, err := u.Workshops.Authenticate(ctx, c.Value)
+		if err != nil {
+			return id, err
+		}
+		if ok && id.WorkshopID == wid {
+			return id, nil
+		}
+		clearMemberCookie(w, r, wid)
+	}
+	if u.Auth != nil && u.Auth.Enabled() {
+		id, ok, err := u.Auth.Session(ctx, r)
+		if err != nil {
+			return id, err
+		}
+		if ok && id.Kind == hone.IdentityAdmin {
+			return id, nil
+		}
+	}
+	return hone.Identity{}, errNotMember
+}
+
+// joinWorkshop spends nothing: it checks a member's join link and signs the
+// browser in to that workshop.
+func (u *UI) joinWorkshop(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "no-store")
+	wid := r.PathValue("id")
+	id, ok, err := u.Workshops.Authenticate(r.Context(), r.PathValue("token"))
+	if err != nil {
+		return err
+	}
+	if !ok || id.WorkshopID != wid {
+		return hone.Errorf(hone.EUNAUTHORIZED, "This join link is not valid: it may have been mistyped, or replaced by a newer one. Ask your facilitator for a new link.")
+	}
+	setMemberCookie(w, r, wid, r.PathValue("token"))
+	http.Redirect(w, r, workshopPath(wid), http.StatusSeeOther)
+	return nil
+}
+
+// leaveWorkshop signs the browser out of the workshop.
+func (u *UI) leaveWorkshop(w http.ResponseWriter, r *http.Request) error {
+	clearMemberCookie(w, r, r.PathValue("id"))
+	u.Render(w, r, http.StatusOK, "message", map[string]any{"Title": "Signed out of the workshop",
+		"Message": "This browser is signed out of the workshop. Your join link signs you in again."})
+	return nil
+}
+
+// viewer is who looks at the workshop {id}, as the workshop package says.
+func (u *UI) viewer(r *http.Request) (*workshop.Viewer, error) {
+	return u.Workshops.Viewer(r.Context(), r.PathValue("id"))
+}
+
+// facilitatorView is the viewer of a facilitator's page: anyone else gets
+// a 403 page.
+func (u *UI) facilitatorView(r *http.Request) (*workshop.Viewer, error) {
+	v, err := u.viewer(r)
+	if err == nil && !v.Facilitator {
+		err = hone.Errorf(hone.EFORBIDDEN, "This page is for the workshop's facilitators.")
+	}
+	return v, err
+}

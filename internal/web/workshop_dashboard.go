@@ -1,0 +1,239 @@
+package web
+
+import (
+	"cmp"
+	"net/http"
+	"slices"
+
+	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/workshop"
+)
+
+// renderWorkshop writes a page of the workshop v looks at.
+func (u *UI) renderWorkshop(w http.ResponseWriter, r *http.Request, page string, v *workshop.Viewer, data map[string]any) error {
+	w.Header().Set("Content-Security-Policy", chatCSP)
+	data["Viewer"] = v
+	data["Workshop"] = v.Workshop
+	data["PhaseLabel"] = phaseLabels[v.Workshop.Phase]
+	u.Render(w, r, http.StatusOK, page, data)
+	return nil
+}
+
+// rubricPanel is the draft rubric beside the dashboard's tabs.
+type rubricPanel struct {
+	Count     int
+	Groups    []rubricGroup
+	Ungrouped []*workshop.DraftItem
+	// Editable is set in the phases the draft rubric is edited in.
+	Editable bool
+}
+
+// rubricGroup is a group of draft items: one rubric question to be.
+type rubricGroup struct {
+	ID, Name string
+	Items    []*workshop.DraftItem
+}
+
+// groupItems sorts the draft items into their groups, in the order each
+// group's first item was promoted.
+func groupItems(items []*workshop.DraftItem) ([]rubricGroup, []*workshop.DraftItem) {
+	var groups []rubricGroup
+	at := map[string]int{}
+	var loose []*workshop.DraftItem
+	for _, it := range items {
+		if it.GroupID == "" {
+			loose = append(loose, it)
+			continue
+		}
+		i, ok := at[it.GroupID]
+		if !ok {
+			i = len(groups)
+			at[it.GroupID] = i
+			groups = append(groups, rubricGroup{ID: it.GroupID, Name: it.GroupName})
+		}
+		groups[i].Items = append(groups[i].Items, it)
+	}
+	return groups, loose
+}
+
+// dashboard writes a tab of the facilitator's dashboard: the phase control
+// above, the draft rubric panel beside.
+func (u *UI) dashboard(w http.ResponseWriter, r *http.Request, page, tab string, v *workshop.Viewer, data map[string]any) error {
+	ctx := r.Context()
+	ws := v.Workshop
+	items, err := u.Workshops.DraftItems(ctx, ws.ID, "")
+	if err != nil {
+		return err
+	}
+	panel := rubricPanel{Count: len(items),
+		Editable: ws.Phase == workshop.PhaseDiscovery || ws.Phase == workshop.PhaseRubricCreation}
+	panel.Groups, panel.Ungrouped = groupItems(items)
+	data["Rubric"] = panel
+	data["Tab"] = tab
+	if ws.Phase == workshop.PhaseIntake || ws.Phase == workshop.PhaseDiscovery {
+		ok, reason, err := u.Workshops.CanLeaveDiscovery(ctx, ws.ID)
+		if err != nil {
+			return err
+		}
+		data["CanAdvance"], data["AdvanceReason"] = ok, reason
+	}
+	if next := nextPhase(ws.Phase); next != "" {
+		data["NextPhase"], data["NextPhaseLabel"] = next, phaseLabels[next]
+	}
+	if _, ok := data["Title"]; !ok {
+		data["Title"] = ws.Name
+	}
+	return u.renderWorkshop(w, r, page, v, data)
+}
+
+// nextPhase is the phase after phase, "" after the last.
+func nextPhase(phase string) string {
+	i := slices.Index(workshop.Phases, phase)
+	if i < 0 || i+1 >= len(workshop.Phases) {
+		return ""
+	}
+	return workshop.Phases[i+1]
+}
+
+// startPage is the facilitator's page before discovery starts: members,
+// traces and the settings of discovery.
+func (u *UI) startPage(w http.ResponseWriter, r *http.Request, v *workshop.Viewer) error {
+	members, err := u.Workshops.Members(r.Context(), v.Workshop.ID, "")
+	if err != nil {
+		return err
+	}
+	limit := v.Workshop.TraceLimit
+	if limit <= 0 {
+		limit = workshop.DefaultTraceLimit
+	}
+	return u.renderWorkshop(w, r, "w_start", v, map[string]any{"Title": v.Workshop.Name, "Members": members,
+		"Participants": countRole(members, workshop.RoleParticipant), "TraceLimit": limit,
+		"DefaultModel": u.Workshops.DefaultModel()})
+}
+
+func countRole(members []*workshop.Member, role string) int {
+	n := 0
+	for _, m := range members {
+		if m.Role == role {
+			n++
+		}
+	}
+	return n
+}
+
+// monitorTab is the dashboard's feedback monitor: each participant's
+// progress and, for the one picked, their feedback; the agreement figures.
+func (u *UI) monitorTab(w http.ResponseWriter, r *http.Request, v *workshop.Viewer) error {
+	ctx := r.Context()
+	ws := v.Workshop
+	status, err := u.Workshops.Completion(ctx, ws.ID, "")
+	if err != nil {
+		return err
+	}
+	ag, err := u.Workshops.Agreement(ctx, ws.ID, "")
+	if err != nil {
+		return err
+	}
+	data := map[string]any{"Status": status, "Agreement": ag, "Splits": splits(ag, 10),
+		"DefaultModel": u.Workshops.DefaultModel()}
+	if member := r.URL.Query().Get("member"); member != "" {
+		fb, err := u.Workshops.ListFeedback(ctx, ws.ID, member)
+		if err != nil {
+			return err
+		}
+		data["Member"], data["Feedback"] = member, fb
+		for _, p := range status.Participants {
+			if p.UserID == member {
+				data["MemberName"] = p.Name
+			}
+		}
+	}
+	names := map[string]string{}
+	for _, p := range status.Participants {
+		names[p.UserID] = p.Name
+	}
+	data["Names"] = names
+	return u.dashboard(w, r, "w_monitor", "monitor", v, data)
+}
+
+// splits are the n traces whose reviewers agree least, for the monitor.
+func splits(ag *workshop.Agreement, n int) []workshop.TraceAgreement {
+	var out []workshop.TraceAgreement
+	for _, t := range ag.Traces {
+		if t.Agreement != nil && *t.Agreement < 1 {
+			out = append(out, t)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b workshop.TraceAgreement) int { return cmp.Compare(*a.Agreement, *b.Agreement) })
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// analysisTab shows an analysis run (the newest, or ?run=) with the
+// controls to run another.
+func (u *UI) analysisTab(w http.ResponseWriter, r *http.Request) error {
+	v, err := u.facilitatorView(r)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	ws := v.Workshop
+	runs, err := u.Workshops.Analyses(ctx, ws.ID, "", "")
+	if err != nil {
+		return err
+	}
+	templates, err := u.Workshops.Templates(ctx, ws.ID, "")
+	if err != nil {
+		return err
+	}
+	data := map[string]any{"Title": "Analysis · " + ws.Name, "Runs": runs, "Templates": templates}
+	titles := map[string]string{}
+	for _, t := range templates {
+		titles[t.Name] = t.Title
+	}
+	data["TemplateTitles"] = titles
+	var run *workshop.Analysis
+	if id := r.URL.Query().Get("run"); id != "" {
+		if run, err = u.Workshops.Analysis(ctx, ws.ID, "", id); err != nil {
+			return err
+		}
+	} else if len(runs) > 0 {
+		run = runs[0]
+	}
+	if run != nil {
+		data["Run"] = run
+		data["Pending"] = run.Status == workshop.StatusQueued || run.Status == workshop.StatusRunning
+		data["Template"] = cmp.Or(titles[run.Template], run.Template)
+	}
+	ok, llmErr := u.Workshops.LLMConfigured()
+	if !ok {
+		data["NoLLM"] = hone.ErrorMessage(llmErr)
+	}
+	return u.dashboard(w, r, "w_analysis", "analysis", v, data)
+}
+
+// setupTab lists the members, with the forms to add one, import traces,
+// pick the model and add an analysis template.
+func (u *UI) setupTab(w http.ResponseWriter, r *http.Request) error {
+	v, err := u.facilitatorView(r)
+	if err != nil {
+		return err
+	}
+	members, err := u.Workshops.Members(r.Context(), v.Workshop.ID, "")
+	if err != nil {
+		return err
+	}
+	return u.dashboard(w, r, "w_setup", "setup", v, map[string]any{"Title": "Setup · " + v.Workshop.Name,
+		"Members": members, "DefaultModel": u.Workshops.DefaultModel()})
+}
+
+// facilitatorTrace shows a trace with every member's feedback on it.
+func (u *UI) facilitatorTrace(w http.ResponseWriter, r *http.Request, v *workshop.Viewer, traceID string) error {
+	tr, err := u.Workshops.TraceReviews(r.Context(), v.Workshop.ID, traceID)
+	if err != nil {
+		return err
+	}
+	return u.dashboard(w, r, "w_trace", "", v, map[string]any{"Title": "Trace " + traceID, "Reviews": tr})
+}

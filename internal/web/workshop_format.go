@@ -1,0 +1,93 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/honehq/hone/internal/workshop"
+)
+
+func asImportError(err error, target **workshop.ImportError) bool { return errors.As(err, target) }
+
+// plural is "1 one" or "n many".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// lineText is an invalid line of an import, as a page lists it.
+func lineText(l workshop.LineError) string {
+	return fmt.Sprintf("Line %d: %s", l.Line, l.Message)
+}
+
+// tracePath is the page of a trace of a workshop.
+func tracePath(workshopID, traceID string) string {
+	return workshopPath(workshopID) + "/traces/" + url.PathEscape(traceID)
+}
+
+// sourceLabels are the names the draft rubric panel gives its items' sources.
+var sourceLabels = map[string]string{
+	workshop.SourceFinding:      "Analysis finding",
+	workshop.SourceDisagreement: "Disagreement",
+	workshop.SourceFeedback:     "Feedback",
+	workshop.SourceManual:       "Manual",
+}
+
+// phaseLabels are the names pages give the phases.
+var phaseLabels = map[string]string{
+	workshop.PhaseIntake:         "Intake",
+	workshop.PhaseDiscovery:      "Discovery",
+	workshop.PhaseRubricCreation: "Rubric creation",
+	workshop.PhaseAnnotation:     "Annotation",
+	workshop.PhaseJudgeTuning:    "Judge tuning",
+}
+
+// prettyJSON indents JSON for reading; what does not parse is shown as is.
+func prettyJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// fixed shows a statistic with two decimals, "—" when it is undefined.
+func fixed(f *float64) string {
+	if f == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", *f)
+}
+
+// disagreementText is what promoting a disagreement the LLM did not analyse
+// puts in the draft rubric: who said what.
+func disagreementText(d workshop.Disagreement) string {
+	parts := make([]string, len(d.Reviews))
+	for i, r := range d.Reviews {
+		parts[i] = fmt.Sprintf("%s (%s): %s", r.Name, r.Label, r.Comment)
+	}
+	return "Reviewers disagree on trace " + d.TraceID + ": " + strings.Join(parts, "; ")
+}
+
+// dict makes a map of its key and value arguments, for passing several
+// values to a template.
+func dict(kv ...any) (map[string]any, error) {
+	if len(kv)%2 != 0 {
+		return nil, errors.New("dict takes keys and values in pairs")
+	}
+	m := make(map[string]any, len(kv)/2)
+	for i := 0; i < len(kv); i += 2 {
+		k, ok := kv[i].(string)
+		if !ok {
+			return nil, fmt.Errorf("dict key %v is not a string", kv[i])
+		}
+		m[k] = kv[i+1]
+	}
+	return m, nil
+}
