@@ -90,7 +90,7 @@ func TestBrowserSessionsAndSession(t *testing.T) {
 		wantTurns := []turn{
 			// Responses are rendered as Markdown; raw HTML in them is left out.
 			{Meta: "Turn 1 · 2025-03-01 09:00:00 UTC · 850 ms", Who: "User", User: aliceMsg1, BotWho: "Bot",
-				Bot: `Sure: document.title = "pwned"; window.__xss = true; alert(1) & done`,
+				Bot:   `Sure: document.title = "pwned"; window.__xss = true; alert(1) & done`,
 				Notes: []string{"content " + noteCite}, Cats: []string{"content"}},
 			{Meta: "Turn 2 · 2025-03-01 09:01:30 UTC", Who: "User", User: aliceMsg2, BotWho: "Bot", Bot: "Line one with bold advice\nLine two",
 				Notes: []string{noteShort, "clarity " + noteAcro}, Cats: []string{"", "clarity"}},
