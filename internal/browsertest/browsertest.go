@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
@@ -83,6 +84,8 @@ type Browser struct {
 
 	t       testing.TB
 	dataDir string
+	// person names a tab of NewPerson, in its logs and screenshots.
+	person string
 
 	mu   sync.Mutex
 	logs []string
@@ -90,8 +93,16 @@ type Browser struct {
 
 // New starts a headless Chromium for t and returns its tab. It skips t when
 // no browser is found, or fails it when RequireEnv is 1. Everything it starts
-// ends with t.
+// ends with t, and at the latest after TestTimeout.
 func New(t testing.TB) *Browser {
+	t.Helper()
+	return NewWithTimeout(t, TestTimeout)
+}
+
+// NewWithTimeout is New for a test that needs the browser longer than
+// TestTimeout, such as one that walks several people through a whole
+// workshop: everything the browser does must end within d.
+func NewWithTimeout(t testing.TB, d time.Duration) *Browser {
 	t.Helper()
 	path, err := Find()
 	if err != nil {
@@ -123,7 +134,7 @@ func New(t testing.TB) *Browser {
 		chromedp.Flag("password-store", "basic"),
 		chromedp.Flag("use-mock-keychain", true),
 	}
-	root, cancelRoot := context.WithTimeout(context.Background(), TestTimeout)
+	root, cancelRoot := context.WithTimeout(context.Background(), d)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(root, opts...)
 	tab, cancelTab := chromedp.NewContext(allocCtx)
 	b := &Browser{Ctx: tab, t: t, dataDir: dataDir}
@@ -183,32 +194,119 @@ func (b *Browser) Logs() []string {
 func (b *Browser) screenshotOnFailure() {
 	ctx, cancel := context.WithTimeout(b.Ctx, ActionTimeout)
 	defer cancel()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	png, err := chromedp.Run(ctx, fullPage())
 	if err != nil {
-		b.t.Logf("browsertest: no screenshot of the failure: %v", err)
+		b.t.Logf("browsertest: no screenshot of the failure%s: %v", b.of(), err)
 		return
 	}
-	dir := os.Getenv(ArtifactsEnv)
-	if dir == "" {
-		dir = os.TempDir()
+	path, err := b.savePNG("failure", png)
+	if err != nil {
+		b.t.Logf("browsertest: no screenshot of the failure%s: %v", b.of(), err)
+		return
 	}
+	b.t.Logf("browsertest: screenshot of the failure%s: %s", b.of(), path)
+}
+
+// of is " of <person>" for a tab of NewPerson, else "".
+func (b *Browser) of() string {
+	if b.person == "" {
+		return ""
+	}
+	return " of " + b.person
+}
+
+// Artifacts returns the directory screenshots are written to: ArtifactsEnv,
+// else the system's temporary directory.
+func Artifacts() string {
+	if dir := os.Getenv(ArtifactsEnv); dir != "" {
+		return dir
+	}
+	return os.TempDir()
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// savePNG writes png to a new file of the artifacts directory named after
+// the test, the person and what, and returns its path.
+func (b *Browser) savePNG(what string, png []byte) (string, error) {
+	dir := Artifacts()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		b.t.Logf("browsertest: no screenshot of the failure: %v", err)
-		return
+		return "", err
 	}
-	name := regexp.MustCompile(`[^A-Za-z0-9_.-]+`).ReplaceAllString(b.t.Name(), "_")
+	name := b.t.Name()
+	if b.person != "" {
+		name += "-" + b.person
+	}
+	name = unsafeName.ReplaceAllString(name+"-"+what, "_")
 	f, err := os.CreateTemp(dir, "hone-"+name+"-*.png")
-	if err == nil {
-		_, err = f.Write(png)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
 	if err != nil {
-		b.t.Logf("browsertest: no screenshot of the failure: %v", err)
-		return
+		return "", err
 	}
-	b.t.Logf("browsertest: screenshot of the failure: %s", f.Name())
+	_, err = f.Write(png)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return f.Name(), err
+}
+
+// fullPage captures the whole page as a PNG, beyond the window too.
+func fullPage() chromedp.Action[[]byte] {
+	return func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
+		m, err := cdp.Call(ctx, t, page.GetLayoutMetrics, cdp.Empty{})
+		if err != nil {
+			return nil, err
+		}
+		params := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng, FromSurface: new(true)}
+		if size := m.CSSContentSize; size != nil && size.Width > 0 && size.Height > 0 {
+			params.CaptureBeyondViewport = new(true)
+			params.Clip = &page.Viewport{X: 0, Y: 0, Width: size.Width, Height: size.Height, Scale: 1}
+		}
+		r, err := cdp.Call(ctx, t, page.CaptureScreenshot, params)
+		if err != nil {
+			return nil, err
+		}
+		return r.Data, nil
+	}
+}
+
+// Screenshot writes a PNG of the whole page to a new file of the artifacts
+// directory (see Artifacts), named after the test and name, logs its path
+// and returns it, so that a reviewer can look at the page.
+func (b *Browser) Screenshot(name string) string {
+	b.t.Helper()
+	png := run(b, "screenshot "+name, fullPage())
+	path, err := b.savePNG(name, png)
+	if err != nil {
+		b.t.Fatalf("browser: screenshot %s: %v", name, err)
+	}
+	b.t.Logf("browsertest: screenshot %s%s: %s", name, b.of(), path)
+	return path
+}
+
+// NewPerson opens a tab of b's Chromium in a new browser context: another
+// person, with cookies, storage and cache of their own, using the site at
+// the same time as b. The tab shares b's deadline, collects its console and
+// is screenshot when the test fails, as New's tab; it closes, its context
+// disposed of, when the test ends. name labels its logs and screenshots.
+func (b *Browser) NewPerson(name string) *Browser {
+	b.t.Helper()
+	tab, cancel := chromedp.NewContext(b.Ctx, chromedp.WithNewBrowserContext())
+	p := &Browser{Ctx: tab, t: b.t, person: name}
+	b.t.Cleanup(cancel)
+	if err := chromedp.Do(tab); err != nil {
+		b.t.Fatalf("browser: open a tab for %s: %v", name, err)
+	}
+	p.collectConsole()
+	b.t.Cleanup(func() {
+		if !b.t.Failed() {
+			return
+		}
+		p.screenshotOnFailure()
+		for _, l := range p.Logs() {
+			b.t.Logf("browser console of %s: %s", name, l)
+		}
+	})
+	return p
 }
 
 // run runs a on the tab within ActionTimeout, failing the test on error.
@@ -345,6 +443,157 @@ func (b *Browser) Fetch(url string) Fetched {
 	b.t.Helper()
 	return Eval[Fetched](b, `fetch(`+jsString(url)+`).then(async r => ({status: r.status,
 		contentType: r.headers.get("Content-Type") || "", body: await r.text()}))`)
+}
+
+// WaitUntil evaluates the JavaScript expression cond in the page every
+// 25 ms until it is true, and fails the test when it is not within d. It
+// keeps trying while pages load, so cond may hold only on a page the tab
+// is yet to open, for example after a form's redirect or a page's refresh.
+func (b *Browser) WaitUntil(cond string, d time.Duration) {
+	b.t.Helper()
+	deadline := time.Now().Add(d)
+	var last error
+	for {
+		ctx, cancel := context.WithTimeout(b.Ctx, min(time.Until(deadline), pollTimeout)+100*time.Millisecond)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+cond+")"))
+		cancel()
+		switch {
+		case err == nil && ok:
+			return
+		case err != nil:
+			last = err
+		}
+		if b.Ctx.Err() != nil || time.Now().After(deadline) {
+			where := ""
+			if loc, err := chromedp.Run(b.Ctx, chromedp.Location()); err == nil {
+				where = " (at " + loc + ")"
+			}
+			if last != nil {
+				b.t.Fatalf("browser: timed out after %v waiting for %s%s; last error: %v", d, short(cond), where, last)
+			}
+			b.t.Fatalf("browser: timed out after %v waiting for %s%s", d, short(cond), where)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// pollTimeout bounds one evaluation of WaitUntil's condition.
+const pollTimeout = 2 * time.Second
+
+// Upload sets the files of the file input matching sel, as choosing them
+// in the browser's file dialog does.
+func (b *Browser) Upload(sel string, paths ...string) {
+	b.t.Helper()
+	run(b, "choose files for "+sel, chromedp.SetUploadFiles(chromedp.CSS(sel), paths))
+}
+
+// point is a place in the window, in CSS pixels.
+type point struct{ X, Y float64 }
+
+// dragPoints are where a drag starts and ends, or why it cannot be done.
+type dragPoints struct {
+	Error    string
+	From, To point
+}
+
+// dragSteps is how many mouse moves lead from the source to the target.
+const dragSteps = 12
+
+// Drag drags the first element matching from onto the first element
+// matching to with real mouse events, as a person does: it presses the
+// left button on from's centre, moves to to's centre in steps, lingers
+// there a moment, moving slightly, and releases. It scrolls from into view,
+// then to if needed; both must then be in the window, and from must be
+// what the mouse presses on. Pages that follow mouse or pointer events see
+// a drag (SortableJS with forceFallback, for example).
+func (b *Browser) Drag(from, to string) {
+	b.t.Helper()
+	b.drag(from, to, "")
+}
+
+// DragUntil is Drag that keeps the button pressed over the target, moving
+// slightly, until the JavaScript expression cond is true, and only then
+// releases; it fails the test when cond does not hold within ActionTimeout.
+// A page that reacts to the pointer's place on a timer (SortableJS moves
+// the dragged element into the list under the pointer every 50 ms) may
+// need more than a moment on a busy machine: cond says when it has seen
+// the pointer there, for example that the dragged element is in the list.
+func (b *Browser) DragUntil(from, to, cond string) {
+	b.t.Helper()
+	b.drag(from, to, cond)
+}
+
+// lingerMoves is how many small moves Drag makes over the target, 50 ms
+// apart, before it releases.
+const lingerMoves = 6
+
+func (b *Browser) drag(from, to, cond string) {
+	b.t.Helper()
+	run(b, "drag "+from+" onto "+to, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		pts, err := chromedp.Evaluate[dragPoints](`(() => {
+			const from = document.querySelector(`+jsString(from)+`), to = document.querySelector(`+jsString(to)+`);
+			if (!from) return {Error: "no element matches " + `+jsString(from)+`};
+			if (!to) return {Error: "no element matches " + `+jsString(to)+`};
+			const centre = e => { const r = e.getBoundingClientRect(); return {X: r.left + r.width / 2, Y: r.top + r.height / 2}; };
+			const inside = p => p.X >= 0 && p.Y >= 0 && p.X < innerWidth && p.Y < innerHeight;
+			from.scrollIntoView({block: "center", inline: "center"});
+			if (!inside(centre(to))) to.scrollIntoView({block: "nearest", inline: "nearest"});
+			const f = centre(from), t = centre(to);
+			if (!inside(f) || !inside(t)) return {Error: "the two elements do not fit in the window together"};
+			const hit = document.elementFromPoint(f.X, f.Y);
+			if (!hit || !(from === hit || from.contains(hit))) return {Error: "the centre of the source is covered by " + (hit ? hit.outerHTML.slice(0, 80) : "nothing")};
+			return {Error: "", From: f, To: t};
+		})()`)(ctx, t)
+		if err != nil {
+			return err
+		}
+		if pts.Error != "" {
+			return errors.New(pts.Error)
+		}
+		held := func(p *input.DispatchMouseEventParams) { p.Button, p.Buttons = input.MouseButtonLeft, 1 }
+		pause := chromedp.Sleep(16 * time.Millisecond)
+		steps := []chromedp.Action[chromedp.Void]{
+			chromedp.MouseEvent(chromedp.MouseMoved, pts.From.X, pts.From.Y, chromedp.ButtonNone),
+			chromedp.MouseEvent(chromedp.MousePressed, pts.From.X, pts.From.Y, held, chromedp.ClickCount(1)),
+			pause,
+		}
+		for i := 1; i <= dragSteps; i++ {
+			f := float64(i) / dragSteps
+			steps = append(steps, chromedp.MouseEvent(chromedp.MouseMoved,
+				pts.From.X+(pts.To.X-pts.From.X)*f, pts.From.Y+(pts.To.Y-pts.From.Y)*f, held), pause)
+		}
+		if _, err := chromedp.Steps(steps...)(ctx, t); err != nil {
+			return err
+		}
+		// Linger over the target, as a hand does, so that pages which
+		// check the pointer's place on a timer see it there.
+		for i := 0; ; i++ {
+			d := float64(i%2*2 - 1)
+			if _, err := chromedp.Steps(chromedp.MouseEvent(chromedp.MouseMoved, pts.To.X+d, pts.To.Y+d, held),
+				chromedp.Sleep(50*time.Millisecond))(ctx, t); err != nil {
+				if cond != "" && ctx.Err() != nil {
+					return fmt.Errorf("%s did not hold while the pointer was over the target: %w", short(cond), err)
+				}
+				return err
+			}
+			if cond == "" {
+				if i+1 >= lingerMoves {
+					break
+				}
+				continue
+			}
+			ok, err := chromedp.Evaluate[bool]("!!("+cond+")")(ctx, t)
+			if err != nil {
+				return err
+			}
+			if ok && i+1 >= 2 {
+				break
+			}
+		}
+		_, err = chromedp.Steps(chromedp.MouseEvent(chromedp.MouseMoved, pts.To.X, pts.To.Y, held),
+			chromedp.MouseEvent(chromedp.MouseReleased, pts.To.X, pts.To.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)))(ctx, t)
+		return err
+	}))
 }
 
 func jsString(s string) string {

@@ -199,6 +199,17 @@ func (ws *WorkshopStore) ListAnalyses(ctx context.Context, workshopID, template 
 	return collect(rows, err, "analyses", scanAnalysis)
 }
 
+// AnalysisRuns returns runs newest first without their results: the
+// findings, disagreements and analysis_data are left empty.
+func (ws *WorkshopStore) AnalysisRuns(ctx context.Context, workshopID string) ([]*workshop.Analysis, error) {
+	ctx, cancel := ws.db.limit(ctx)
+	defer cancel()
+	cols := strings.NewReplacer("a.analysis_data", "''", "a.findings", "'[]'", "a.disagreements", "'{}'").Replace(ws.analysisColumns())
+	rows, err := ws.db.query(ctx, `SELECT `+cols+` FROM discovery_analysis a WHERE a.workshop_id = ?
+		ORDER BY a.created_at DESC, a.id DESC`, workshopID)
+	return collect(rows, err, "analyses", scanAnalysis)
+}
+
 // Templates returns a workshop's own templates.
 func (ws *WorkshopStore) Templates(ctx context.Context, workshopID string) ([]workshop.Template, error) {
 	ctx, cancel := ws.db.limit(ctx)

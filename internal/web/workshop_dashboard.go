@@ -141,7 +141,10 @@ func (u *UI) monitorTab(w http.ResponseWriter, r *http.Request, v *workshop.View
 		if err != nil {
 			return err
 		}
-		data["Member"], data["Feedback"] = member, fb
+		page := pageParam(r)
+		from := min((page-1)*feedbackPerPage, len(fb))
+		data["Member"], data["Feedback"], data["FeedbackTotal"] = member, fb[from:min(from+feedbackPerPage, len(fb))], len(fb)
+		data["Page"], data["More"] = page, from+feedbackPerPage < len(fb)
 		for _, p := range status.Participants {
 			if p.UserID == member {
 				data["MemberName"] = p.Name
@@ -155,6 +158,10 @@ func (u *UI) monitorTab(w http.ResponseWriter, r *http.Request, v *workshop.View
 	data["Names"] = names
 	return u.dashboard(w, r, "w_monitor", "monitor", v, data)
 }
+
+// feedbackPerPage is how much of a participant's feedback the monitor
+// shows at once.
+const feedbackPerPage = 50
 
 // splits are the n traces whose reviewers agree least, for the monitor.
 func splits(ag *workshop.Agreement, n int) []workshop.TraceAgreement {
@@ -180,7 +187,7 @@ func (u *UI) analysisTab(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	ws := v.Workshop
-	runs, err := u.Workshops.Analyses(ctx, ws.ID, "", "")
+	runs, err := u.Workshops.AnalysisRuns(ctx, ws.ID)
 	if err != nil {
 		return err
 	}
@@ -194,18 +201,24 @@ func (u *UI) analysisTab(w http.ResponseWriter, r *http.Request) error {
 		titles[t.Name] = t.Title
 	}
 	data["TemplateTitles"] = titles
-	var run *workshop.Analysis
-	if id := r.URL.Query().Get("run"); id != "" {
-		if run, err = u.Workshops.Analysis(ctx, ws.ID, "", id); err != nil {
+	id := r.URL.Query().Get("run")
+	if id == "" && len(runs) > 0 {
+		id = runs[0].ID
+	}
+	if id != "" {
+		run, err := u.Workshops.Analysis(ctx, ws.ID, "", id)
+		if err != nil {
 			return err
 		}
-	} else if len(runs) > 0 {
-		run = runs[0]
-	}
-	if run != nil {
 		data["Run"] = run
 		data["Pending"] = run.Status == workshop.StatusQueued || run.Status == workshop.StatusRunning
 		data["Template"] = cmp.Or(titles[run.Template], run.Template)
+		show := r.URL.Query().Get("show")
+		data["Tiers"] = []tierView{
+			newTier("HIGH", workshop.TierHigh, "Rating disagreements: one GOOD, one BAD", run.Disagreements.High, show),
+			newTier("MEDIUM", workshop.TierMedium, "Both BAD, different issues", run.Disagreements.Medium, show),
+			newTier("LOWER", workshop.TierLower, "Both GOOD, different strengths", run.Disagreements.Lower, show),
+		}
 	}
 	ok, llmErr := u.Workshops.LLMConfigured()
 	if !ok {
@@ -236,4 +249,25 @@ func (u *UI) facilitatorTrace(w http.ResponseWriter, r *http.Request, v *worksho
 		return err
 	}
 	return u.dashboard(w, r, "w_trace", "", v, map[string]any{"Title": "Trace " + traceID, "Reviews": tr})
+}
+
+// tierShown is how many disagreements of a tier the analysis tab shows
+// until asked for all.
+const tierShown = 25
+
+// tierView is a tier of disagreements as the analysis tab shows it.
+type tierView struct {
+	Name, Class, About string
+	List               []workshop.Disagreement
+	// Total is the tier's size; List holds them all when Total is no more
+	// than tierShown or the page was asked to show them all.
+	Total int
+}
+
+func newTier(name, class, about string, list []workshop.Disagreement, show string) tierView {
+	t := tierView{Name: name, Class: class, About: about, List: list, Total: len(list)}
+	if show != class && len(list) > tierShown {
+		t.List = list[:tierShown]
+	}
+	return t
 }

@@ -90,9 +90,6 @@ func (u *UI) postQuestion(w http.ResponseWriter, r *http.Request) error {
 		return u.formError(w, r, tracePath(wid, traceID), hone.FieldError("question_number", "question_number must be a number"))
 	}
 	if _, err := u.Workshops.GenerateQuestion(r.Context(), wid, traceID, "", n); err != nil {
-		if hone.ErrorCode(err) == hone.EUNAVAILABLE {
-			err = hone.Errorf(hone.EUNAVAILABLE, "The follow-up question could not be generated: %s", hone.ErrorMessage(err))
-		}
 		return u.formError(w, r, tracePath(wid, traceID), err)
 	}
 	http.Redirect(w, r, tracePath(wid, traceID), http.StatusSeeOther)

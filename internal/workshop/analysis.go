@@ -49,7 +49,9 @@ type Review struct {
 	Name    string `json:"name"`
 	Label   string `json:"feedback_label"`
 	Comment string `json:"comment"`
-	QnA     []QA   `json:"followup_qna,omitempty"`
+	// QnA are the reviewer's follow-up answers, which the LLM reads; an
+	// analysis record leaves them out (they are in the feedback).
+	QnA []QA `json:"followup_qna,omitempty"`
 }
 
 // Disagreement is a trace whose reviewers disagree, with the LLM's

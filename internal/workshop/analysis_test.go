@@ -133,6 +133,24 @@ func TestAnalysisFindsTiersAndDropsUnknownEvidence(t *testing.T) {
 		if len(all) != 2 || all[0].ID != st2.ID || len(themes) != 1 || themes[0].ID != st2.ID {
 			t.Fatalf("history: %d runs (newest %s), themes %d", len(all), all[0].ID, len(themes))
 		}
+		// The runs to choose from come without their results.
+		runs, err := f.svc.AnalysisRuns(admin, f.ws.ID)
+		if err != nil || len(runs) != 2 || runs[0].ID != st2.ID || runs[1].Template != workshop.TemplateEvaluationCriteria ||
+			runs[0].Status != workshop.StatusDone || runs[0].ParticipantCount != all[0].ParticipantCount ||
+			len(runs[0].Findings) != 0 || len(runs[0].Disagreements.High) != 0 || runs[0].AnalysisData != "" ||
+			len(all[0].Disagreements.High) == 0 {
+			t.Fatalf("analysis runs: %+v %v", runs, err)
+		}
+		for _, d := range all[0].Disagreements.High {
+			for _, r := range d.Reviews {
+				if r.QnA != nil {
+					t.Fatalf("a disagreement of the record holds %s's answers", r.Name)
+				}
+			}
+		}
+		if _, err := f.svc.AnalysisRuns(f.as(f.alice), f.ws.ID); hone.ErrorCode(err) != hone.EFORBIDDEN {
+			t.Fatalf("analysis runs for a participant: %v", err)
+		}
 	})
 }
 

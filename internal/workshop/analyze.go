@@ -80,3 +80,12 @@ func (s *Service) Analyses(ctx context.Context, workshopID, userID, template str
 	}
 	return s.store.ListAnalyses(ctx, workshopID, strings.TrimSpace(template))
 }
+
+// AnalysisRuns lists a workshop's analysis runs newest first, without their
+// results, to choose one from; facilitators only.
+func (s *Service) AnalysisRuns(ctx context.Context, workshopID string) ([]*Analysis, error) {
+	if _, _, _, err := s.facilitator(ctx, workshopID, ""); err != nil {
+		return nil, err
+	}
+	return s.store.AnalysisRuns(ctx, workshopID)
+}

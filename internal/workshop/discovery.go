@@ -2,6 +2,7 @@ package workshop
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/honehq/hone"
@@ -163,8 +164,12 @@ func (s *Service) GenerateQuestion(ctx context.Context, workshopID, traceID, use
 		}
 		if attempts < FailedAttempts {
 			s.log.WarnContext(ctx, "follow-up question failed", "workshop_id", w.ID, "trace_id", t.ID, "attempt", attempts, "err", err)
-			return nil, hone.Errorf(hone.EUNAVAILABLE, "The follow-up question could not be generated (attempt %d of %d): %s Try again.",
-				attempts, FailedAttempts, hone.ErrorMessage(err))
+			msg := fmt.Sprintf("The follow-up question could not be generated (attempt %d of %d).", attempts, FailedAttempts)
+			if a.Facilitator() {
+				// The LLM's failure is for those who run the workshop.
+				msg = strings.TrimSuffix(msg, ".") + ": " + strings.TrimRight(hone.ErrorMessage(err), ". ") + "."
+			}
+			return nil, hone.Errorf(hone.EUNAVAILABLE, "%s Try again.", msg)
 		}
 		s.log.WarnContext(ctx, "follow-up question failed; a fallback question is given", "workshop_id", w.ID, "trace_id", t.ID, "err", err)
 		p.Question, p.Fallback = FallbackQuestions[number-1], true

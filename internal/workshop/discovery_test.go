@@ -177,9 +177,18 @@ func TestFallbackQuestionAfterThreeFailedAttempts(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.llm.SetHandler(func(llmtest.ChatRequest) llmtest.Reply { return llmtest.Error(500, "model crashed") })
+		// The participant is told to retry; the admin (acting for them)
+		// also reads why.
+		adminFor := hone.WithIdentity(context.Background(), hone.Admin)
 		for attempt := 1; attempt < workshop.FailedAttempts; attempt++ {
-			_, err := f.svc.GenerateQuestion(ctx, f.ws.ID, "t1", "", 1)
-			if hone.ErrorCode(err) != hone.EUNAVAILABLE || !strings.Contains(hone.ErrorMessage(err), "attempt "+itoa(attempt)+" of 3") {
+			as, user, detail := ctx, "", false
+			if attempt == 2 {
+				as, user, detail = adminFor, f.alice.ID, true
+			}
+			_, err := f.svc.GenerateQuestion(as, f.ws.ID, "t1", user, 1)
+			msg := hone.ErrorMessage(err)
+			if hone.ErrorCode(err) != hone.EUNAVAILABLE || !strings.Contains(msg, "attempt "+itoa(attempt)+" of 3") ||
+				!strings.HasSuffix(msg, ". Try again.") || strings.Contains(msg, "model crashed") != detail {
 				t.Fatalf("attempt %d: %v", attempt, err)
 			}
 		}

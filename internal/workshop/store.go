@@ -91,6 +91,9 @@ type Store interface {
 	Analysis(ctx context.Context, workshopID, id string) (*Analysis, error)
 	// ListAnalyses returns a workshop's runs newest first, of one template when it is not "".
 	ListAnalyses(ctx context.Context, workshopID, template string) ([]*Analysis, error)
+	// AnalysisRuns returns a workshop's runs newest first without their
+	// results (findings, disagreements and analysis_data left empty).
+	AnalysisRuns(ctx context.Context, workshopID string) ([]*Analysis, error)
 
 	// Templates returns a workshop's own analysis templates by name.
 	Templates(ctx context.Context, workshopID string) ([]Template, error)

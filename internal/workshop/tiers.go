@@ -46,7 +46,8 @@ func Aggregate(traces []*Trace, feedback []*Feedback, names map[string]string) [
 // DetectDisagreements sorts the traces reviewed by two or more people into
 // the spec's three tiers, deterministically, by label: GOOD and BAD is
 // high, all BAD medium, all GOOD lower. A trace with one reviewer is no
-// disagreement.
+// disagreement. Each holds the reviewers' labels and comments, without
+// their follow-up answers.
 func DetectDisagreements(agg []TraceFeedback) Disagreements {
 	d := Disagreements{High: []Disagreement{}, Medium: []Disagreement{}, Lower: []Disagreement{}}
 	for _, t := range agg {
@@ -61,7 +62,14 @@ func DetectDisagreements(agg []TraceFeedback) Disagreements {
 				bad++
 			}
 		}
-		dis := Disagreement{TraceID: t.TraceID, Reviews: t.Reviews}
+		// A disagreement records the reviewers' labels and comments; their
+		// answers stay in the feedback, so that a record is read fast.
+		reviews := make([]Review, len(t.Reviews))
+		for i, r := range t.Reviews {
+			r.QnA = nil
+			reviews[i] = r
+		}
+		dis := Disagreement{TraceID: t.TraceID, Reviews: reviews}
 		switch {
 		case good > 0 && bad > 0:
 			d.High = append(d.High, dis)
