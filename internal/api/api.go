@@ -13,6 +13,7 @@ import (
 	"github.com/honehq/hone/internal/auth"
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
+	"github.com/honehq/hone/internal/learning"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
@@ -37,7 +38,9 @@ type API struct {
 	// Workshops is the discovery-workshop capability; it also knows the
 	// members' own tokens.
 	Workshops *workshop.Service
-	Auth      *auth.Auth
+	// Learning is the learning loop: ratings, learnings, the prompt.
+	Learning *learning.Service
+	Auth     *auth.Auth
 	// MaxBodyBytes bounds request bodies.
 	MaxBodyBytes int64
 	Logger       *slog.Logger

@@ -17,6 +17,8 @@ import (
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/config"
+	"github.com/honehq/hone/internal/gateway"
+	"github.com/honehq/hone/internal/learning"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/metrics"
 	"github.com/honehq/hone/internal/scoring"
@@ -44,14 +46,17 @@ type App struct {
 	UI    *web.UI
 	// Workshops is the discovery-workshop capability.
 	Workshops *workshop.Service
+	// Learning is the learning loop: ratings, corrections, learnings.
+	Learning *learning.Service
 	// LLM is the configured LLM client, nil when there is none; LLMError
 	// then says why.
 	LLM      *llm.Client
 	LLMError error
 
-	server *http.Server
-	ln     net.Listener
-	done   chan error
+	prompts []*gateway.Prompt
+	server  *http.Server
+	ln      net.Listener
+	done    chan error
 }
 
 // Open connects to and migrates the database and builds every part of hone,
@@ -94,10 +99,14 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 	a.openLLM()
 	a.Workshops = workshop.NewService(db.Workshops(), db.Capture(), workshop.Options{Logger: log, LLM: a.LLM,
 		LLMError: a.LLMError, JoinURL: func(path string) string { return a.Links.Base() + path }})
+	a.Learning = learning.NewService(db.Learning(), learning.Options{Logger: log, LLM: a.LLM, LLMError: a.LLMError,
+		Threshold: cfg.Learn.Threshold, CorrectionTimeout: cfg.Learn.CorrectionTimeout, PerTester: cfg.Learn.PerTester,
+		Base: a.basePrompt, Protected: protectedFile(cfg.Learn.Protected)})
+	a.Learning.Register(a.Chat)
 	a.API = &api.API{Turns: a.Turns, Sessions: db.Capture(), Chat: a.Chat, Tuning: a.Tuning, Scoring: a.Scoring,
 		LLMCalls: db.LLMCalls(), Workshops: a.Workshops, Auth: a.Auth, MaxBodyBytes: cfg.MaxBodyBytes, Logger: log}
 	if a.UI, err = web.New(&web.UI{Sessions: db.Capture(), Turns: a.Turns, Chat: a.Chat, Tuning: a.Tuning,
-		Scoring: a.Scoring, Workshops: a.Workshops, Auth: a.Auth, Health: db.CheckWrite, Logger: log}); err != nil {
+		Scoring: a.Scoring, Workshops: a.Workshops, Learning: a.Learning, Auth: a.Auth, Health: db.CheckWrite, Logger: log}); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -155,6 +164,7 @@ func (a *App) Listen() error {
 	a.done = make(chan error, 1)
 	go func() { a.done <- a.server.Serve(ln) }()
 	a.Workshops.Start(analysisWorkers)
+	a.Learning.Start(a.Config.Learn.Every)
 	return nil
 }
 
@@ -189,6 +199,7 @@ func (a *App) Wait(ctx context.Context) error {
 // Close stops the server, letting requests in flight finish, and closes the database.
 func (a *App) Close() error {
 	a.Workshops.Stop()
+	a.Learning.Stop()
 	if a.server != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -4,6 +4,7 @@ import (
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/gateway"
 	"github.com/honehq/hone/internal/llm"
+	"os"
 )
 
 // enableChat loads the prompt files and sets up the web chat over the
@@ -18,8 +19,37 @@ func (a *App) enableChat() error {
 		}
 		prompts = append(prompts, p)
 	}
+	a.prompts = prompts
 	a.UI.EnableChat(a.LLM, prompts, a.LLMError)
 	return nil
+}
+
+// Prompts are the system prompt files hone serves the chat with.
+func (a *App) Prompts() []*gateway.Prompt { return a.prompts }
+
+// basePrompt is the learning loop's base prompt: the first prompt file's
+// text, "" when hone has none.
+func (a *App) basePrompt() (string, error) {
+	if len(a.prompts) == 0 {
+		return "", nil
+	}
+	text, _, err := a.prompts[0].Current()
+	return text, err
+}
+
+// protectedFile reads the rules no learning may weaken from path; nil when
+// there is no such file and the base prompt's marked lines count.
+func protectedFile(path string) func() (string, error) {
+	if path == "" {
+		return nil
+	}
+	return func() (string, error) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", hone.Errorf(hone.EINVALID, "cannot read the protected rules file %s: %v", path, err)
+		}
+		return string(b), nil
+	}
 }
 
 // openLLM makes the LLM client of the configuration, or notes why there is

@@ -97,6 +97,7 @@ func runChat(ctx context.Context, opts *options, f chatFlags) error {
 		return err
 	}
 	g := gateway.New(a.Turns, a.Chat, client, prompt, slog.Default())
+	g.Augment(a.Learning)
 	if f.conversation == "" {
 		host, _ := os.Hostname()
 		f.conversation = "terminal:" + f.tester + "@" + host

@@ -51,6 +51,24 @@ type Config struct {
 	Prompts []string
 	// LLM says how to reach the model under test in the web chat.
 	LLM llm.Config
+	// Learn configures the learning loop.
+	Learn Learn
+}
+
+// Learn configures the learning loop.
+type Learn struct {
+	// Threshold is the confidence from which learnings are applied.
+	Threshold float64
+	// CorrectionTimeout is how long a 👎 waits for its correction.
+	CorrectionTimeout time.Duration
+	// PerTester scopes synthesised learnings to the tester whose
+	// corrections they come from.
+	PerTester bool
+	// Every, when not 0, synthesises pending corrections at that interval.
+	Every time.Duration
+	// Protected is a file of rules no learning may weaken, instead of the
+	// base prompt's marked lines.
+	Protected string
 }
 
 // Defaults.
@@ -60,6 +78,10 @@ const (
 	DefaultReadTimeout  = 60 * time.Second
 	DefaultDBTimeout    = 10 * time.Second
 	DefaultLinkTTL      = 7 * 24 * time.Hour
+	// DefaultLearnThreshold and DefaultCorrectionTimeout are the learning
+	// loop's (see package learning).
+	DefaultLearnThreshold    = 0.7
+	DefaultCorrectionTimeout = 10 * time.Minute
 )
 
 // Env lists the environment variables hone reads, with what they set.
@@ -77,6 +99,11 @@ var Env = [][2]string{
 	{"HONE_APP_NAME", "name of the application under test, as in the CSV's \"<name> Response\" column (default Bot)"},
 	{"HONE_METRICS_FILE", "metric set file (YAML or JSON) scoring every turn (default: the built-in ERA set)"},
 	{"HONE_PROMPT_FILE", "system prompt file(s) of the chat at /chat, comma-separated"},
+	{"HONE_LEARN_THRESHOLD", "confidence from which a learning is applied to the prompt, 0 to 1 (default 0.7)"},
+	{"HONE_LEARN_CORRECTION_TIMEOUT", "how long a 👎 waits for the tester's correction (default 10m)"},
+	{"HONE_LEARN_SCOPE", "app (learnings apply to everyone, the default) or tester (each tester's apply to them)"},
+	{"HONE_LEARN_EVERY", "synthesise pending corrections at this interval, e.g. 24h (default: only on demand)"},
+	{"HONE_LEARN_PROTECTED", "file of rules no learning may weaken (default: the prompt's lines between <!-- hone:protected --> markers)"},
 	{llm.EnvBaseURL, "base URL of the OpenAI-compatible LLM API, e.g. http://localhost:11434/v1"},
 	{llm.EnvAPIKey, "API key of the LLM (may be empty for a local server)"},
 	{llm.EnvModel, "model the chat talks to, e.g. gpt-4o-mini"},
@@ -98,11 +125,13 @@ func FromEnv() (Config, error) {
 		ReadTimeout:  DefaultReadTimeout,
 		DBTimeout:    DefaultDBTimeout,
 		LinkTTL:      DefaultLinkTTL,
+		Learn:        Learn{Threshold: DefaultLearnThreshold, CorrectionTimeout: DefaultCorrectionTimeout, Protected: os.Getenv("HONE_LEARN_PROTECTED")},
 	}
 	for _, d := range []struct {
 		name string
 		to   *time.Duration
-	}{{"HONE_READ_TIMEOUT", &c.ReadTimeout}, {"HONE_DB_TIMEOUT", &c.DBTimeout}, {"HONE_LINK_TTL", &c.LinkTTL}} {
+	}{{"HONE_READ_TIMEOUT", &c.ReadTimeout}, {"HONE_DB_TIMEOUT", &c.DBTimeout}, {"HONE_LINK_TTL", &c.LinkTTL},
+		{"HONE_LEARN_CORRECTION_TIMEOUT", &c.Learn.CorrectionTimeout}, {"HONE_LEARN_EVERY", &c.Learn.Every}} {
 		if v := os.Getenv(d.name); v != "" {
 			t, err := time.ParseDuration(v)
 			if err != nil || t <= 0 {
@@ -124,6 +153,20 @@ func FromEnv() (Config, error) {
 			return c, hone.FieldError("HONE_MESSAGE_LIMIT", "HONE_MESSAGE_LIMIT must be a number of bytes of at least 1024, got %q", v)
 		}
 		c.MessageLimit = n
+	}
+	if v := os.Getenv("HONE_LEARN_THRESHOLD"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f <= 0 || f > 1 {
+			return c, hone.FieldError("HONE_LEARN_THRESHOLD", "HONE_LEARN_THRESHOLD must be a number above 0 and at most 1, got %q", v)
+		}
+		c.Learn.Threshold = f
+	}
+	switch v := strings.ToLower(strings.TrimSpace(os.Getenv("HONE_LEARN_SCOPE"))); v {
+	case "", "app":
+	case "tester":
+		c.Learn.PerTester = true
+	default:
+		return c, hone.FieldError("HONE_LEARN_SCOPE", "HONE_LEARN_SCOPE must be app or tester, got %q", v)
 	}
 	for _, p := range strings.Split(os.Getenv("HONE_PROMPT_FILE"), ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -159,6 +202,12 @@ func (c Config) Validate() error {
 	}
 	if c.MaxBodyBytes <= 0 {
 		return hone.FieldError("max-body-bytes", "the body limit must be positive")
+	}
+	if c.Learn.Threshold < 0 || c.Learn.Threshold > 1 {
+		return hone.FieldError("learn-threshold", "the learning threshold must be from 0 to 1, not %v", c.Learn.Threshold)
+	}
+	if c.Learn.Every < 0 {
+		return hone.FieldError("learn-every", "the synthesis interval must not be negative")
 	}
 	return nil
 }

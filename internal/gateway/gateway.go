@@ -30,9 +30,36 @@ type Gateway struct {
 	router  *chat.Router
 	client  *llm.Client
 	prompt  *Prompt
+	aug     Augmenter
 	log     *slog.Logger
 	branch  string
 	history int
+}
+
+// Augmenter adds to a tester's system prompt, as the learning loop adds
+// what it learned: it returns the prompt to send and its version.
+type Augmenter interface {
+	Augment(ctx context.Context, testerID, base, baseVersion string) (system, version string, err error)
+}
+
+// Augment makes every system prompt of the gateway go through a; the
+// version recorded on turns is then a's.
+func (g *Gateway) Augment(a Augmenter) { g.aug = a }
+
+// system is the tester's system prompt and its version: the prompt file's,
+// augmented. When the augmenter fails, the file's alone is used and the
+// failure logged: the chat goes on.
+func (g *Gateway) system(ctx context.Context, testerID string) (text, version string, err error) {
+	text, version, err = g.prompt.Current()
+	if err != nil || g.aug == nil {
+		return text, version, err
+	}
+	full, v, aerr := g.aug.Augment(ctx, testerID, text, version)
+	if aerr != nil {
+		g.log.WarnContext(ctx, "the learned part of the prompt is left out", "tester_id", testerID, "err", aerr)
+		return text, version, nil
+	}
+	return full, v, nil
 }
 
 // New returns a gateway that records turns with turns, answers commands
@@ -50,7 +77,7 @@ func (g *Gateway) Prompt() *Prompt { return g.prompt }
 // Open returns the tester's session for the prompt's current version,
 // starting one when the conversation has none or an older version's.
 func (g *Gateway) Open(ctx context.Context, t capture.Tester) (*capture.Session, error) {
-	_, version, err := g.prompt.Current()
+	_, version, err := g.system(ctx, t.TesterID)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +100,7 @@ func (g *Gateway) Send(ctx context.Context, t capture.Tester, text string, onDel
 	if err != nil || reply.Command {
 		return reply, err
 	}
-	system, version, err := g.prompt.Current()
+	system, version, err := g.system(ctx, t.TesterID)
 	if err != nil {
 		return chat.Reply{Text: "⚠️ " + hone.ErrorMessage(err), Failed: true}, nil
 	}

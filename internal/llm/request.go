@@ -6,6 +6,8 @@ const (
 	PurposeFollowUp = "follow-up"
 	PurposeAnalysis = "analysis"
 	PurposeJudge    = "judge"
+	// PurposeLearning calls synthesise learnings and judge corrections.
+	PurposeLearning = "learning"
 )
 
 // Message roles accepted in a Request.

@@ -98,6 +98,9 @@ func (u *UI) EnableChat(client *llm.Client, prompts []*gateway.Prompt, llmErr er
 		}
 		if client != nil {
 			cp.g = gateway.New(u.Turns, u.Chat, client, p, u.Logger)
+			if u.Learning != nil {
+				cp.g.Augment(u.Learning)
+			}
 		}
 		c.prompts = append(c.prompts, cp)
 		c.byName[cp.Name] = cp

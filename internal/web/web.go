@@ -23,6 +23,7 @@ import (
 	"github.com/honehq/hone/internal/auth"
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
+	"github.com/honehq/hone/internal/learning"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/tuning"
@@ -41,7 +42,10 @@ type UI struct {
 	Scoring  *scoring.Service
 	// Workshops runs the discovery workshops' pages (/workshops, /w/…).
 	Workshops *workshop.Service
-	Auth      *auth.Auth
+	// Learning is the learning loop: the chat's learned prompt section and
+	// the /learnings page.
+	Learning *learning.Service
+	Auth     *auth.Auth
 	// Health checks that the database takes writes, for /healthz.
 	Health func(ctx context.Context) error
 	Logger *slog.Logger

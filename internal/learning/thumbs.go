@@ -1,0 +1,94 @@
+package learning
+
+import (
+	"context"
+	"time"
+
+	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/capture"
+)
+
+// Replies of the correction flow, in the spec's words.
+const (
+	// AskCorrectionText answers a 👎.
+	AskCorrectionText = "Thanks for the feedback. What should I have done differently?"
+	// ThanksText closes a correction; the middle says what was noted.
+	ThanksText = "Got it! I noted: “%s”. Thanks for helping me improve!"
+)
+
+// RateTurn rates a turn by id, as an application with its own buttons does.
+// A 👎 asks the tester for a correction: the answer's Ask says so, and the
+// tester's next message in the conversation is taken as the correction.
+func (s *Service) RateTurn(ctx context.Context, turnID string, in RatingInput) (*Rating, error) {
+	if err := in.clean(); err != nil {
+		return nil, err
+	}
+	t, err := s.store.Turn(ctx, turnID)
+	if err != nil {
+		return nil, err
+	}
+	return s.rate(ctx, t, in)
+}
+
+// RateLatest rates the latest response of the tester's conversation, as 👍
+// and 👎 in chat do; capture.ErrNoTurn when there is none.
+func (s *Service) RateLatest(ctx context.Context, t capture.Tester, rating string) (*Rating, error) {
+	in := RatingInput{TesterID: t.TesterID, Rating: rating}
+	if err := in.clean(); err != nil {
+		return nil, err
+	}
+	turn, err := s.store.LatestTurn(ctx, t.ConversationID)
+	if err != nil {
+		return nil, err
+	}
+	return s.rate(ctx, turn, in)
+}
+
+func (s *Service) rate(ctx context.Context, t *TurnRef, in RatingInput) (*Rating, error) {
+	now := s.now()
+	r := &Rating{ID: hone.NewID(idLength), TurnID: t.ID, SessionID: t.SessionID, ConversationID: t.ConversationID,
+		TesterID: in.TesterID, Rating: in.Rating, Intent: in.Intent, ContextType: in.ContextType, CreatedAt: now, UpdatedAt: now}
+	return s.store.SaveRating(ctx, r, in.Rating == RatingDown)
+}
+
+// idLength is the length of the ids the learning loop makes.
+const idLength = 12
+
+// Stats sums up the ratings of the last days (30 when 0).
+func (s *Service) Stats(ctx context.Context, days int) (*Stats, error) {
+	if days <= 0 {
+		days = 30
+	}
+	st, err := s.store.RatingStats(ctx, s.now().Add(-time.Duration(days)*24*time.Hour))
+	if err != nil {
+		return nil, err
+	}
+	st.percent()
+	for _, list := range [][]Approval{st.ByIntent, st.ByContextType} {
+		for i := range list {
+			list[i].percent()
+		}
+	}
+	return st, nil
+}
+
+// Negative lists the latest 👎 with their turns, newest first.
+func (s *Service) Negative(ctx context.Context, limit int) ([]*Rating, error) {
+	return s.store.Ratings(ctx, RatingFilter{Rating: RatingDown, Limit: clampLimit(limit)})
+}
+
+// PendingCorrections lists the corrections not synthesised yet, oldest first.
+func (s *Service) PendingCorrections(ctx context.Context, limit int) ([]*Correction, error) {
+	return s.store.Corrections(ctx, true, clampLimit(limit))
+}
+
+// clampLimit is limit within 1 to MaxList, MaxList for 0.
+func clampLimit(limit int) int {
+	if limit <= 0 || limit > MaxList {
+		return MaxList
+	}
+	return limit
+}
+
+// MaxList is the most records a list answers at once.
+const MaxList = 1000
