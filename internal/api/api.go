@@ -13,6 +13,7 @@ import (
 	"github.com/honehq/hone/internal/auth"
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
+	"github.com/honehq/hone/internal/gateway"
 	"github.com/honehq/hone/internal/learning"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/scoring"
@@ -40,7 +41,10 @@ type API struct {
 	Workshops *workshop.Service
 	// Learning is the learning loop: ratings, learnings, the prompt.
 	Learning *learning.Service
-	Auth     *auth.Auth
+	// Prompts are the prompt files hone serves the chat with, for the
+	// full prompt of GET /prompt; nil or empty when it serves none.
+	Prompts func() []*gateway.Prompt
+	Auth    *auth.Auth
 	// MaxBodyBytes bounds request bodies.
 	MaxBodyBytes int64
 	Logger       *slog.Logger

@@ -21,7 +21,7 @@ func (a *API) Routes() []server.Route {
 		{Method: "GET", Path: "/metrics/sessions/{id}", Handler: a.sessionMetrics},
 		{Method: "GET", Path: "/metrics/compare", Handler: a.compareVersions},
 		{Method: "GET", Path: "/metrics/regressions", Handler: a.regressions},
-	}, a.workshopRoutes()...)
+	}, append(a.learningRoutes(), a.workshopRoutes()...)...)
 }
 
 // workshopRoutes are the discovery workshop's routes; a member's own token

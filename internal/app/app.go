@@ -104,7 +104,8 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 		Base: a.basePrompt, Protected: protectedFile(cfg.Learn.Protected)})
 	a.Learning.Register(a.Chat)
 	a.API = &api.API{Turns: a.Turns, Sessions: db.Capture(), Chat: a.Chat, Tuning: a.Tuning, Scoring: a.Scoring,
-		LLMCalls: db.LLMCalls(), Workshops: a.Workshops, Auth: a.Auth, MaxBodyBytes: cfg.MaxBodyBytes, Logger: log}
+		LLMCalls: db.LLMCalls(), Workshops: a.Workshops, Learning: a.Learning, Prompts: a.Prompts, Auth: a.Auth,
+		MaxBodyBytes: cfg.MaxBodyBytes, Logger: log}
 	if a.UI, err = web.New(&web.UI{Sessions: db.Capture(), Turns: a.Turns, Chat: a.Chat, Tuning: a.Tuning,
 		Scoring: a.Scoring, Workshops: a.Workshops, Learning: a.Learning, Auth: a.Auth, Health: db.CheckWrite, Logger: log}); err != nil {
 		db.Close()

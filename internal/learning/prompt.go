@@ -168,3 +168,21 @@ type PromptView struct {
 	Learnings int  `json:"learnings"`
 	Enabled   bool `json:"enabled"`
 }
+
+// View is what GET /prompt answers for a tester: the learned section and,
+// when hone knows the base prompt (known), the whole prompt.
+func (s *Service) View(ctx context.Context, testerID, base, baseVersion string, known bool) (*PromptView, error) {
+	section, version, err := s.Section(ctx, testerID)
+	if err != nil {
+		return nil, err
+	}
+	on, err := s.Enabled(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v := &PromptView{Section: section, Version: version, Enabled: on, Learnings: strings.Count(section, "\n- ")}
+	if known {
+		v.Prompt, v.PromptVersion = Compose(base, section), PromptVersion(baseVersion, version)
+	}
+	return v, nil
+}

@@ -80,7 +80,11 @@ type Approval struct {
 // Stats sums up the ratings since a time.
 type Stats struct {
 	Since time.Time `json:"since"`
-	Approval
+	Total int       `json:"total"`
+	Up    int       `json:"up"`
+	Down  int       `json:"down"`
+	// Percent is Up of Total, 0 to 100.
+	Percent       float64    `json:"percent"`
 	ByIntent      []Approval `json:"by_intent"`
 	ByContextType []Approval `json:"by_context_type"`
 	// PendingCorrections counts the corrections not synthesised yet.

@@ -108,4 +108,5 @@ func (s *Service) errNoLLM() error {
 	return hone.Errorf(hone.EUNAVAILABLE, "Synthesis needs an LLM: %s", hone.ErrorMessage(err))
 }
 
-func (s *Service) now() time.Time { return s.opts.Now().UTC() }
+// now is the time as the store keeps it: UTC, to the microsecond.
+func (s *Service) now() time.Time { return s.opts.Now().UTC().Truncate(time.Microsecond) }

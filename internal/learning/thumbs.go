@@ -63,7 +63,9 @@ func (s *Service) Stats(ctx context.Context, days int) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	st.percent()
+	if st.Total > 0 {
+		st.Percent = 100 * float64(st.Up) / float64(st.Total)
+	}
 	for _, list := range [][]Approval{st.ByIntent, st.ByContextType} {
 		for i := range list {
 			list[i].percent()

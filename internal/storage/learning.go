@@ -181,7 +181,7 @@ func (ls *LearningStore) RatingStats(ctx context.Context, since time.Time) (*lea
 		return nil, err
 	}
 	if len(all) > 0 {
-		st.Approval = all[0]
+		st.Total, st.Up, st.Down = all[0].Total, all[0].Up, all[0].Down
 	}
 	for _, g := range []struct {
 		column string
