@@ -23,6 +23,9 @@ type Reply struct {
 	// Failed is set when the message could not be carried out because of a
 	// storage failure; Text then says so.
 	Failed bool `json:"failed,omitempty"`
+	// TurnID is the turn the reply recorded, when a gateway answered it,
+	// for a face that shows rating buttons; the API does not send it.
+	TurnID string `json:"-"`
 
 	err error
 }

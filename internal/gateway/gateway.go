@@ -146,7 +146,7 @@ func (g *Gateway) Send(ctx context.Context, t capture.Tester, text string, onDel
 		g.log.ErrorContext(ctx, "record chat turn", "conversation_id", t.ConversationID, "tester_id", t.TesterID, "err", err)
 		return chat.Reply{Text: resp.Content + "\n\n" + FailedTurnText, Failed: true}, nil
 	}
-	return chat.Reply{Text: resp.Content, SessionID: turn.SessionID}, nil
+	return chat.Reply{Text: resp.Content, SessionID: turn.SessionID, TurnID: turn.ID}, nil
 }
 
 // FailedTurnText follows an answer that could not be saved as a turn.

@@ -13,6 +13,7 @@ type Correction struct {
 	// The rated turn, for reading and for synthesis.
 	TurnID         string `json:"turn_id"`
 	SessionID      string `json:"session_id"`
+	TurnNumber     int    `json:"turn_number"`
 	ConversationID string `json:"conversation_id"`
 	TesterID       string `json:"tester_id"`
 	UserMessage    string `json:"user_message"`

@@ -233,7 +233,7 @@ func (ls *LearningStore) EndFlow(ctx context.Context, conversationID, testerID, 
 
 func (ls *LearningStore) correctionColumns() string {
 	return `c.id, c.feedback_id, c.correction_text, c.processed, ` + ls.db.timeText("c.created_at") +
-		`, f.turn_id, f.session_id, f.conversation_id, f.tester_id, t.user_message, t.response`
+		`, f.turn_id, f.session_id, t.turn_number, f.conversation_id, f.tester_id, t.user_message, t.response`
 }
 
 const correctionJoins = ` FROM corrections c JOIN turn_feedback f ON f.id = c.feedback_id JOIN turns t ON t.id = f.turn_id`
@@ -241,7 +241,7 @@ const correctionJoins = ` FROM corrections c JOIN turn_feedback f ON f.id = c.fe
 func scanCorrection(row scanner) (*learning.Correction, error) {
 	var c learning.Correction
 	var at rawTime
-	if err := row.Scan(&c.ID, &c.FeedbackID, &c.Text, &c.Processed, &at, &c.TurnID, &c.SessionID, &c.ConversationID,
+	if err := row.Scan(&c.ID, &c.FeedbackID, &c.Text, &c.Processed, &at, &c.TurnID, &c.SessionID, &c.TurnNumber, &c.ConversationID,
 		&c.TesterID, &c.UserMessage, &c.Response); err != nil {
 		return nil, err
 	}
@@ -255,9 +255,9 @@ func (ls *LearningStore) Rated(ctx context.Context, feedbackID string) (*learnin
 	ctx, cancel := ls.db.limit(ctx)
 	defer cancel()
 	c := &learning.Correction{FeedbackID: feedbackID}
-	err := ls.db.queryRow(ctx, `SELECT f.turn_id, f.session_id, f.conversation_id, f.tester_id, t.user_message, t.response
-		FROM turn_feedback f JOIN turns t ON t.id = f.turn_id WHERE f.id = ?`, feedbackID).Scan(&c.TurnID, &c.SessionID,
-		&c.ConversationID, &c.TesterID, &c.UserMessage, &c.Response)
+	err := ls.db.queryRow(ctx, `SELECT f.turn_id, f.session_id, t.turn_number, f.conversation_id, f.tester_id, t.user_message,
+		t.response FROM turn_feedback f JOIN turns t ON t.id = f.turn_id WHERE f.id = ?`, feedbackID).Scan(&c.TurnID, &c.SessionID,
+		&c.TurnNumber, &c.ConversationID, &c.TesterID, &c.UserMessage, &c.Response)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("rating", feedbackID)
 	} else if err != nil {
