@@ -23,9 +23,11 @@ func TestDynamicPrompt(t *testing.T) {
 			t.Fatalf("with no learnings: %q %q %v", system, version, err)
 		}
 		brief, _ := f.svc.Add(ctx, learning.LearningInput{PromptAdjustment: "Keep responses brief."})
+		f.advance(time.Second)
 		if _, err := f.svc.Add(ctx, learning.LearningInput{PromptAdjustment: "Mention the source.", Confidence: conf(0.69)}); err != nil {
 			t.Fatal(err)
 		}
+		f.advance(time.Second)
 		if _, err := f.svc.Add(ctx, learning.LearningInput{PromptAdjustment: "Answer in Portuguese when I write Portuguese.",
 			TesterID: "meg", Confidence: conf(0.7)}); err != nil {
 			t.Fatal(err)
