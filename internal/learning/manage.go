@@ -67,6 +67,27 @@ func (s *Service) Evidence(ctx context.Context, l *Learning) ([]*Correction, err
 	return s.store.CorrectionsByID(ctx, l.SourceCorrections)
 }
 
+// EvidenceOf returns the corrections the learnings were learned from, by
+// id, in one read.
+func (s *Service) EvidenceOf(ctx context.Context, list []*Learning) (map[string]*Correction, error) {
+	var ids []string
+	for _, l := range list {
+		ids = append(ids, l.SourceCorrections...)
+	}
+	out := make(map[string]*Correction, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	found, err := s.store.CorrectionsByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range found {
+		out[c.ID] = c
+	}
+	return out, nil
+}
+
 // cleanText trims text of white space and checks its length.
 func cleanText(field, text string, max int, required bool) (string, error) {
 	text = strings.TrimSpace(hone.CleanText(text))

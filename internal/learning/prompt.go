@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // SectionTitle opens the learned section of a system prompt, as the spec
@@ -21,21 +22,28 @@ const SectionPreamble = "These preferences were learned from feedback on earlier
 // learnings, in their order: those active at the threshold, one line each.
 // version is a hash of the section; both are "" when no learning applies.
 func BuildSection(learnings []*Learning, threshold float64) (section, version string) {
+	applies := func(l *Learning) bool { return (l.State == StateOK || l.State == "") && l.Confidence >= threshold }
+	size := len(SectionTitle) + len(SectionPreamble) + 2
+	for _, l := range learnings {
+		if applies(l) {
+			size += len(l.PromptAdjustment) + 3
+		}
+	}
 	var b strings.Builder
 	n := 0
 	for _, l := range learnings {
-		if l.State != StateOK && l.State != "" || l.Confidence < threshold {
+		if !applies(l) {
 			continue
 		}
 		if n == 0 {
-			b.Grow(len(SectionTitle) + len(SectionPreamble) + 64*len(learnings))
+			b.Grow(size)
 			b.WriteString(SectionTitle)
 			b.WriteString("\n")
 			b.WriteString(SectionPreamble)
 			b.WriteString("\n")
 		}
 		b.WriteString("- ")
-		b.WriteString(strings.Join(strings.Fields(l.PromptAdjustment), " "))
+		writeOneLine(&b, l.PromptAdjustment)
 		b.WriteString("\n")
 		n++
 	}
@@ -45,6 +53,44 @@ func BuildSection(learnings []*Learning, threshold float64) (section, version st
 	section = strings.TrimRight(b.String(), "\n")
 	sum := sha256.Sum256([]byte(section))
 	return section, hex.EncodeToString(sum[:])[:versionLength]
+}
+
+// writeOneLine writes text on one line: runs of white space become one
+// space, and none is left at either end.
+func writeOneLine(b *strings.Builder, text string) {
+	if oneLine(text) {
+		b.WriteString(text)
+		return
+	}
+	space, started := false, false
+	for _, r := range text {
+		if unicode.IsSpace(r) {
+			space = started
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+		started = true
+	}
+}
+
+// oneLine reports whether text is already on one line, as writeOneLine
+// would write it: ASCII without control characters, single spaces, none at
+// the ends. Anything else takes the slow path.
+func oneLine(text string) bool {
+	if text == "" || text[0] == ' ' || text[len(text)-1] == ' ' {
+		return text == ""
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c < ' ' || c >= 0x7f || c == ' ' && text[i+1] == ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // versionLength is how many hex digits name a section's version.

@@ -27,7 +27,9 @@ type Rating struct {
 	ContextType    string    `json:"context_type,omitempty"`
 	CreatedAt      time.Time `json:"created_at"`
 	UpdatedAt      time.Time `json:"updated_at"`
-	// UserMessage and Response are the turn's, when listed for reading.
+	// TurnNumber, UserMessage and Response are the turn's, when listed for
+	// reading.
+	TurnNumber  int    `json:"turn_number,omitempty"`
 	UserMessage string `json:"user_message,omitempty"`
 	Response    string `json:"response,omitempty"`
 }

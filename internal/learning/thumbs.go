@@ -94,3 +94,17 @@ func clampLimit(limit int) int {
 
 // MaxList is the most records a list answers at once.
 const MaxList = 1000
+
+// TesterRatings are a tester's latest ratings by turn id, for a face that
+// shows which answers they rated.
+func (s *Service) TesterRatings(ctx context.Context, testerID string, limit int) (map[string]string, error) {
+	list, err := s.store.Ratings(ctx, RatingFilter{TesterID: testerID, Limit: clampLimit(limit)})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(list))
+	for _, r := range list {
+		out[r.TurnID] = r.Rating
+	}
+	return out, nil
+}

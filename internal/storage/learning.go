@@ -127,7 +127,7 @@ func (ls *LearningStore) SaveRating(ctx context.Context, r *learning.Rating, ask
 func (ls *LearningStore) Ratings(ctx context.Context, f learning.RatingFilter) ([]*learning.Rating, error) {
 	ctx, cancel := ls.db.limit(ctx)
 	defer cancel()
-	q := `SELECT ` + ls.ratingColumns() + `, t.user_message, t.response FROM turn_feedback f
+	q := `SELECT ` + ls.ratingColumns() + `, t.turn_number, t.user_message, t.response FROM turn_feedback f
 		JOIN turns t ON t.id = f.turn_id WHERE 1 = 1`
 	var args []any
 	if f.Rating != "" {
@@ -142,11 +142,12 @@ func (ls *LearningStore) Ratings(ctx context.Context, f learning.RatingFilter) (
 	rows, err := ls.db.query(ctx, q+` ORDER BY f.updated_at DESC, f.id DESC LIMIT ?`, append(args, f.Limit)...)
 	return collect(rows, err, "ratings", func(row scanner) (*learning.Rating, error) {
 		var msg, resp string
-		r, err := scanRating(row, &msg, &resp)
+		var n int
+		r, err := scanRating(row, &n, &msg, &resp)
 		if err != nil {
 			return nil, err
 		}
-		r.UserMessage, r.Response = msg, resp
+		r.TurnNumber, r.UserMessage, r.Response = n, msg, resp
 		return r, nil
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/gateway"
+	"github.com/honehq/hone/internal/learning"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/server"
 	"github.com/yuin/goldmark"
@@ -110,8 +111,11 @@ func (u *UI) EnableChat(client *llm.Client, prompts []*gateway.Prompt, llmErr er
 
 // chatTurn is an earlier turn of the session as the page shows it.
 type chatTurn struct {
+	ID       string
 	User     string
 	Response template.HTML
+	// Rating is the tester's 👍 ("up") or 👎 ("down") of it, "" for none.
+	Rating string
 }
 
 func (u *UI) showChat(w http.ResponseWriter, r *http.Request) error {
@@ -145,13 +149,19 @@ func (u *UI) showChat(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	rated := map[string]string{}
+	if u.Learning != nil {
+		if rated, err = u.Learning.TesterRatings(r.Context(), tester.TesterID, 4*chatHistoryTurns); err != nil {
+			return err
+		}
+	}
 	shown := make([]chatTurn, len(turns))
 	for i, t := range turns {
-		shown[i] = chatTurn{User: t.UserMessage, Response: renderMarkdown(t.Response)}
+		shown[i] = chatTurn{ID: t.ID, User: t.UserMessage, Response: renderMarkdown(t.Response), Rating: rated[t.ID]}
 	}
-	_, version, _ := p.g.Prompt().Current()
 	data["Ready"], data["Prompts"], data["Current"] = true, c.prompts, p.Name
-	data["SessionID"], data["Version"], data["Turns"] = s.ID, version, shown
+	data["SessionID"], data["Version"], data["Turns"] = s.ID, s.PromptVersion, shown
+	data["Rating"] = u.Learning != nil
 	u.Render(w, r, http.StatusOK, "chat", data)
 	return nil
 }
@@ -171,6 +181,8 @@ type chatReply struct {
 	Ack       bool   `json:"ack"`
 	SessionID string `json:"session_id"`
 	Failed    bool   `json:"failed"`
+	// TurnID is the turn of an answer of the model, for its rating buttons.
+	TurnID string `json:"turn_id,omitempty"`
 }
 
 func (u *UI) postChatMessage(w http.ResponseWriter, r *http.Request) error {
@@ -204,7 +216,7 @@ func (u *UI) postChatMessage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := chatReply{Command: reply.Command, Ack: reply.Ack, SessionID: reply.SessionID, Failed: reply.Failed}
+	out := chatReply{Command: reply.Command, Ack: reply.Ack, SessionID: reply.SessionID, Failed: reply.Failed, TurnID: reply.TurnID}
 	if reply.Text != "" {
 		out.ReplyHTML = string(renderMarkdown(reply.Text))
 	}
@@ -232,4 +244,42 @@ func renderMarkdown(text string) template.HTML {
 		return template.HTML("<p>" + template.HTMLEscapeString(text) + "</p>")
 	}
 	return template.HTML(b.String())
+}
+
+// chatRating is the answer of POST /chat/turns/{id}/feedback.
+type chatRating struct {
+	Rating string `json:"rating"`
+	// Ask is the question a 👎 asks; the next message is the correction.
+	Ask string `json:"ask,omitempty"`
+}
+
+// rateChatTurn records the browser tester's 👍 or 👎 of an answer.
+func (u *UI) rateChatTurn(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "no-store")
+	if u.Learning == nil {
+		return hone.Errorf(hone.EUNAVAILABLE, "ratings are not available")
+	}
+	cookie, err := r.Cookie(TesterCookie)
+	if err != nil || !validID(cookie.Value, testerIDLength) {
+		return hone.Errorf(hone.EFORBIDDEN, "no tester cookie: reload the page")
+	}
+	var in struct {
+		Rating string `json:"rating"`
+	}
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return hone.Errorf(hone.EINVALID, "the body must be JSON {\"rating\": \"up\" or \"down\"}")
+	}
+	rt, err := u.Learning.RateTurn(r.Context(), r.PathValue("id"), learning.RatingInput{TesterID: chatTester(cookie.Value, "").TesterID,
+		Rating: in.Rating})
+	if err != nil {
+		return err
+	}
+	out := chatRating{Rating: rt.Rating}
+	if rt.Rating == learning.RatingDown {
+		out.Ask = learning.AskCorrectionText
+	}
+	server.WriteJSON(w, http.StatusOK, out)
+	return nil
 }

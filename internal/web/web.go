@@ -58,7 +58,7 @@ type UI struct {
 
 // pageNames are the pages the UI renders.
 var pageNames = []string{"sessions", "session", "metrics", "chat", "signin", "error", "message",
-	"workshops", "w_start", "w_pending", "w_step", "w_done", "w_monitor", "w_analysis", "w_setup", "w_trace", "w_groups"}
+	"learnings", "workshops", "w_start", "w_pending", "w_step", "w_done", "w_monitor", "w_analysis", "w_setup", "w_trace", "w_groups"}
 
 // New returns the UI; its chat says what to set until EnableChat is called.
 func New(u *UI) (*UI, error) {
@@ -144,6 +144,9 @@ func (u *UI) funcs() template.FuncMap {
 		"truncate":         truncate,
 		"disagreementText": disagreementText,
 		"dict":             dict,
+		"turnLink":         turnLink,
+		"statusLabel":      statusLabel,
+		"sub100":           func(p float64) float64 { return 100 - p },
 		"list":             func(v ...any) []any { return v },
 	}
 }

@@ -58,6 +58,63 @@
     reaction.textContent = n > 1 ? emoji + " " + n : emoji;
   }
 
+  // rateButtons puts 👍 and 👎 under an answer of the model; a 👎 makes
+  // hone ask what it should have done instead, and the next message sent
+  // is the correction.
+  function rateButtons(li, turnID) {
+    if (!list.hasAttribute("data-rating") || !turnID || li.querySelector(".rate")) {
+      return;
+    }
+    li.dataset.turnId = turnID;
+    const box = document.createElement("div");
+    box.className = "rate";
+    for (const [rating, emoji, label] of [["up", "👍", "Good answer"], ["down", "👎", "Bad answer"]]) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "rate-" + rating;
+      b.textContent = emoji;
+      b.title = label;
+      b.setAttribute("aria-label", label);
+      b.setAttribute("aria-pressed", String(li.dataset.rating === rating));
+      b.addEventListener("click", () => rate(li, rating));
+      box.append(b);
+    }
+    li.append(box);
+  }
+
+  async function rate(li, rating) {
+    try {
+      const resp = await fetch("/chat/turns/" + encodeURIComponent(li.dataset.turnId) + "/feedback", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": token },
+        body: JSON.stringify({ rating: rating }),
+      });
+      const data = await resp.json().catch(() => null);
+      if (!resp.ok || !data) {
+        const message = data && data.error && data.error.message;
+        notice("⚠️ " + (message || "The rating was not saved (" + resp.status + "); try again."));
+        return;
+      }
+      li.dataset.rating = data.rating;
+      for (const b of li.querySelectorAll(".rate button")) {
+        b.setAttribute("aria-pressed", String(b.className === "rate-" + data.rating));
+      }
+      if (data.ask) {
+        add("hone", "hone").textContent = data.ask;
+        input.focus();
+      }
+    } catch (e) {
+      notice("⚠️ hone could not be reached; the rating was not saved.");
+    } finally {
+      form.dataset.rated = String(Number(form.dataset.rated || 0) + 1);
+    }
+  }
+
+  for (const li of list.querySelectorAll(".chat-msg.bot[data-turn-id]")) {
+    rateButtons(li, li.dataset.turnId);
+  }
+
   function setSession(id) {
     if (!id || session.textContent === id) {
       return;
@@ -79,6 +136,7 @@
     let body;
     if (!data.command && !data.failed) {
       body = add("bot", appName);
+      rateButtons(body.parentElement, data.turn_id);
     } else {
       body = add(data.failed ? "hone failed" : "hone", "hone");
     }
