@@ -1,6 +1,10 @@
 package api
 
-import "github.com/honehq/hone/internal/server"
+import (
+	"slices"
+
+	"github.com/honehq/hone/internal/server"
+)
 
 // Routes is the API's route table, paths relative to Prefix. Every route is
 // documented in openapi.json, and TestOpenAPIDocumentsEveryRoute holds the
@@ -21,7 +25,7 @@ func (a *API) Routes() []server.Route {
 		{Method: "GET", Path: "/metrics/sessions/{id}", Handler: a.sessionMetrics},
 		{Method: "GET", Path: "/metrics/compare", Handler: a.compareVersions},
 		{Method: "GET", Path: "/metrics/regressions", Handler: a.regressions},
-	}, append(a.learningRoutes(), a.workshopRoutes()...)...)
+	}, slices.Concat(a.learningRoutes(), a.alertRoutes(), a.workshopRoutes())...)
 }
 
 // workshopRoutes are the discovery workshop's routes; a member's own token

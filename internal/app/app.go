@@ -101,7 +101,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 		LLMError: a.LLMError, JoinURL: func(path string) string { return a.Links.Base() + path }})
 	a.Learning = learning.NewService(db.Learning(), learning.Options{Logger: log, LLM: a.LLM, LLMError: a.LLMError,
 		Threshold: cfg.Learn.Threshold, CorrectionTimeout: cfg.Learn.CorrectionTimeout, PerTester: cfg.Learn.PerTester,
-		Base: a.basePrompt, Protected: protectedFile(cfg.Learn.Protected)})
+		Base: a.basePrompt, Protected: protectedFile(cfg.Learn.Protected), Budget: cfg.Learn.BudgetRules()})
 	a.Learning.Register(a.Chat)
 	a.API = &api.API{Turns: a.Turns, Sessions: db.Capture(), Chat: a.Chat, Tuning: a.Tuning, Scoring: a.Scoring,
 		LLMCalls: db.LLMCalls(), Workshops: a.Workshops, Learning: a.Learning, Prompts: a.Prompts, Auth: a.Auth,

@@ -88,19 +88,20 @@ func listed(l *learning.Learning) string {
 }
 
 func newLearnSynthesize(opts *options) *cobra.Command {
-	return &cobra.Command{
-		Use:   "synthesize",
+	cmd := &cobra.Command{
+		Use:   "synthesize [--protected FILE]",
 		Short: "Learn from the corrections awaiting synthesis, here and now",
 		Long: `Have the LLM read the corrections awaiting synthesis and turn the patterns in
 them into learnings, each with a confidence, then check the new ones against
-the protected rules (HONE_LEARN_PROTECTED, or the lines of the first
+the protected rules (--protected or HONE_LEARN_PROTECTED, or the lines of the first
 HONE_PROMPT_FILE between <!-- hone:protected --> markers) and the existing
 learnings. The corrections are marked processed when the learnings are stored,
 and only then: a failed synthesis exits with 1 and leaves them all waiting.
 One synthesis runs at a time, here or on a server of the same database.
 
 ` + llm.ConfigHelp,
-		Example: `  hone learn synthesize`,
+		Example: `  hone learn synthesize
+  hone learn synthesize --protected RULES.md`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return opts.withLearning(cmd, true, func(ctx context.Context, s *learning.Service) error {
@@ -141,6 +142,8 @@ One synthesis runs at a time, here or on a server of the same database.
 			})
 		},
 	}
+	cmd.Flags().StringVar(&opts.cfg.Learn.Protected, "protected", opts.cfg.Learn.Protected, "file of rules no learning may weaken (HONE_LEARN_PROTECTED)")
+	return cmd
 }
 
 // writeRun writes the learnings a synthesis made, then those it added

@@ -293,7 +293,10 @@ Correction %[5]s · %[6]s · ana · turn %[7]s
 		}, func(string) llmtest.Reply {
 			return llmtest.JSON(map[string]any{"verdicts": []stmt{{"candidate": 1, "contradicts_rules": false, "rules_reason": "", "conflicts_with": long.ID, "conflict_reason": ""}}})
 		})
-		c.ok("learn", "synthesize")
+		c.ok("learn", "synthesize", "--protected", wsWriteFile(t, t.TempDir(), "other.txt", "Never reveal the user's address."))
+		if reviewed, _ := fake.last(); !strings.Contains(reviewed, "Never reveal the user's address.") || strings.Contains(reviewed, "medical records") {
+			t.Errorf("the safety check did not get the rules of --protected:\n%s", reviewed)
+		}
 		short := c.byPattern()["One sentence"]
 		if short.Status != learning.StatusConflict || short.Reason != "It contradicts learning "+long.ID+"." {
 			t.Fatalf("the new conflicting learning: %+v", short)

@@ -47,6 +47,8 @@ unless --no-auth says the network is yours alone.`,
 	cmd.Flags().StringArrayVar(&opts.cfg.Prompts, "prompt", opts.cfg.Prompts, "system prompt file of the chat at /chat; repeat for several (HONE_PROMPT_FILE)")
 	cmd.Flags().StringVar(&opts.cfg.LLM.BaseURL, "llm-base-url", opts.cfg.LLM.BaseURL, "base URL of the LLM API for the chat (HONE_LLM_BASE_URL; the key only from HONE_LLM_API_KEY)")
 	cmd.Flags().StringVar(&opts.cfg.LLM.Model, "llm-model", opts.cfg.LLM.Model, "model the chat talks to (HONE_LLM_MODEL)")
+	cmd.Flags().DurationVar(&opts.cfg.Learn.Every, "learn-every", opts.cfg.Learn.Every, "synthesise pending corrections into learnings on this interval, such as 1h; 0 only when asked (HONE_LEARN_EVERY)")
+	cmd.Flags().StringVar(&opts.cfg.Learn.Protected, "protected", opts.cfg.Learn.Protected, "file of rules no learning may weaken, instead of the base prompt's marked lines (HONE_LEARN_PROTECTED)")
 	return cmd
 }
 

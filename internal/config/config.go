@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/learning"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/tuning"
 )
@@ -69,6 +70,10 @@ type Learn struct {
 	// Protected is a file of rules no learning may weaken, instead of the
 	// base prompt's marked lines.
 	Protected string
+	// AlertBudget is the daily reach-out budget at an alert_quality_score
+	// of 0; AlertBudgetMin and AlertBudgetMax bound it; AlertPauseAfter is
+	// how many 👎 in a row pause an alert type (0: the defaults).
+	AlertBudget, AlertBudgetMin, AlertBudgetMax, AlertPauseAfter int
 }
 
 // Defaults.
@@ -168,6 +173,19 @@ func FromEnv() (Config, error) {
 	default:
 		return c, hone.FieldError("HONE_LEARN_SCOPE", "HONE_LEARN_SCOPE must be app or tester, got %q", v)
 	}
+	for _, n := range []struct {
+		name string
+		to   *int
+	}{{"HONE_ALERT_BUDGET", &c.Learn.AlertBudget}, {"HONE_ALERT_BUDGET_MIN", &c.Learn.AlertBudgetMin},
+		{"HONE_ALERT_BUDGET_MAX", &c.Learn.AlertBudgetMax}, {"HONE_ALERT_PAUSE_AFTER", &c.Learn.AlertPauseAfter}} {
+		if v := os.Getenv(n.name); v != "" {
+			i, err := strconv.Atoi(v)
+			if err != nil || i < 1 || i > 1000 {
+				return c, hone.FieldError(n.name, "%s must be a whole number from 1 to 1000, got %q", n.name, v)
+			}
+			*n.to = i
+		}
+	}
 	for _, p := range strings.Split(os.Getenv("HONE_PROMPT_FILE"), ",") {
 		if p = strings.TrimSpace(p); p != "" {
 			c.Prompts = append(c.Prompts, p)
@@ -208,6 +226,10 @@ func (c Config) Validate() error {
 	}
 	if c.Learn.Every < 0 {
 		return hone.FieldError("learn-every", "the synthesis interval must not be negative")
+	}
+	if r := c.Learn.BudgetRules(); r.Min > r.Base || r.Base > r.Max {
+		return hone.FieldError("HONE_ALERT_BUDGET", "the alert budget needs HONE_ALERT_BUDGET_MIN (%d) ≤ HONE_ALERT_BUDGET (%d) ≤ HONE_ALERT_BUDGET_MAX (%d)",
+			r.Min, r.Base, r.Max)
 	}
 	return nil
 }
@@ -268,4 +290,9 @@ func redactURL(u string) string {
 		return u
 	}
 	return u[:scheme+3] + "…@" + u[at+1:]
+}
+
+// BudgetRules are the reach-out budget's rules the settings give.
+func (l Learn) BudgetRules() learning.BudgetRules {
+	return learning.BudgetRules{Base: l.AlertBudget, Min: l.AlertBudgetMin, Max: l.AlertBudgetMax, PauseAfter: l.AlertPauseAfter}.WithDefaults()
 }

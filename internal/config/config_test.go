@@ -3,6 +3,7 @@ package config
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/honehq/hone"
 )
@@ -28,9 +29,11 @@ func TestFromEnv(t *testing.T) {
 
 func TestFromEnvRejectsBadValues(t *testing.T) {
 	for name, value := range map[string]string{
-		"HONE_MAX_BODY_BYTES": "lots",
-		"HONE_MESSAGE_LIMIT":  "10",
-		"HONE_LLM_TIMEOUT":    "soon",
+		"HONE_MAX_BODY_BYTES":   "lots",
+		"HONE_MESSAGE_LIMIT":    "10",
+		"HONE_LLM_TIMEOUT":      "soon",
+		"HONE_ALERT_BUDGET":     "0",
+		"HONE_ALERT_BUDGET_MAX": "many",
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv(name, value)
@@ -43,5 +46,30 @@ func TestFromEnvRejectsBadValues(t *testing.T) {
 	c := Config{DatabaseURL: "mysql://x", MaxBodyBytes: 1}
 	if err := c.Validate(); hone.ErrorField(err) != "HONE_DATABASE_URL" {
 		t.Fatalf("Validate = %v", err)
+	}
+}
+
+func TestAlertBudgetSettings(t *testing.T) {
+	c, err := FromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := c.Learn.BudgetRules(); r.Base != 5 || r.Min != 1 || r.Max != 10 || r.PauseAfter != 3 || r.Window != 20 || r.Grace != 24*time.Hour {
+		t.Fatalf("default budget rules %+v", r)
+	}
+	t.Setenv("HONE_ALERT_BUDGET", "3")
+	t.Setenv("HONE_ALERT_BUDGET_MIN", "2")
+	t.Setenv("HONE_ALERT_BUDGET_MAX", "4")
+	t.Setenv("HONE_ALERT_PAUSE_AFTER", "5")
+	if c, err = FromEnv(); err != nil || c.Validate() != nil {
+		t.Fatal(err, c.Validate())
+	}
+	if r := c.Learn.BudgetRules(); r.Base != 3 || r.Min != 2 || r.Max != 4 || r.PauseAfter != 5 {
+		t.Fatalf("budget rules %+v", r)
+	}
+	t.Setenv("HONE_ALERT_BUDGET", "7")
+	c, _ = FromEnv()
+	if err := c.Validate(); hone.ErrorField(err) != "HONE_ALERT_BUDGET" {
+		t.Fatalf("a budget above its max: %v", err)
 	}
 }
