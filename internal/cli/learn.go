@@ -102,7 +102,7 @@ One synthesis runs at a time, here or on a server of the same database.
 ` + llm.ConfigHelp,
 		Example: `  hone learn synthesize
   hone learn synthesize --protected RULES.md`,
-		Args:    cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return opts.withLearning(cmd, true, func(ctx context.Context, s *learning.Service) error {
 				if ok, err := s.LLMConfigured(); !ok {
