@@ -95,16 +95,7 @@ func (s *Service) Threshold() float64 { return s.opts.Threshold }
 
 // LLMConfigured reports whether an LLM answers; when not, the error says
 // what to set.
-func (s *Service) LLMConfigured() (bool, error) {
-	if s.opts.LLM != nil {
-		return true, nil
-	}
-	err := s.opts.LLMError
-	if err == nil {
-		err = llm.Config{}.Validate()
-	}
-	return false, err
-}
+func (s *Service) LLMConfigured() (bool, error) { return llm.Ready(s.opts.LLM, s.opts.LLMError) }
 
 // errNoLLM is the error of synthesis without an LLM.
 func (s *Service) errNoLLM() error {

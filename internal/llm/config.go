@@ -196,3 +196,16 @@ func (c Config) model(req Request) string {
 	}
 	return c.Model
 }
+
+// Ready reports whether c answers calls; when it is nil, the error says
+// what to set: cfgErr, the reason the configuration gave none, or what an
+// empty configuration lacks.
+func Ready(c *Client, cfgErr error) (bool, error) {
+	if c != nil {
+		return true, nil
+	}
+	if cfgErr == nil {
+		cfgErr = Config{}.Validate()
+	}
+	return false, cfgErr
+}

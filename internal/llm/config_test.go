@@ -118,3 +118,20 @@ func TestConfigHelp(t *testing.T) {
 		}
 	}
 }
+
+func TestReady(t *testing.T) {
+	c, err := llm.New(llm.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m", APIKey: "k"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := llm.Ready(c, errors.New("ignored")); !ok || err != nil {
+		t.Errorf("Ready with a client = %v, %v", ok, err)
+	}
+	why := errors.New("HONE_LLM_MODEL is not set")
+	if ok, err := llm.Ready(nil, why); ok || err != why {
+		t.Errorf("Ready without a client = %v, %v; want the configuration's error", ok, err)
+	}
+	if ok, err := llm.Ready(nil, nil); ok || err == nil || !strings.Contains(err.Error(), llm.EnvBaseURL) {
+		t.Errorf("Ready with nothing = %v, %v; want what to set", ok, err)
+	}
+}

@@ -72,16 +72,7 @@ func NewService(store Store, turns TurnSource, opts Options) *Service {
 
 // LLMConfigured reports whether an LLM answers; when not, the error says
 // what to set.
-func (s *Service) LLMConfigured() (bool, error) {
-	if s.opts.LLM != nil {
-		return true, nil
-	}
-	err := s.opts.LLMError
-	if err == nil {
-		err = llm.Config{}.Validate()
-	}
-	return false, err
-}
+func (s *Service) LLMConfigured() (bool, error) { return llm.Ready(s.opts.LLM, s.opts.LLMError) }
 
 // errNoLLM is the error of an action that needs an LLM when none is set up.
 func (s *Service) errNoLLM() error {
