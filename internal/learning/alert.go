@@ -3,6 +3,7 @@ package learning
 import (
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/capture"
@@ -85,8 +86,15 @@ func cleanPermit(conversationID, typ *string) error {
 		return hone.FieldError("type", "type is required: the kind of alert, such as reminder or price_drop")
 	case hone.Chars(*typ) > capture.MaxIDLength:
 		return hone.FieldError("type", "type is longer than %d characters", capture.MaxIDLength)
+	case strings.IndexFunc(*typ, notTypeRune) >= 0:
+		return hone.FieldError("type", "type must be one word of letters, digits, _, -, . or :, not %q", *typ)
 	}
 	return nil
+}
+
+// notTypeRune reports whether r may not stand in an alert type.
+func notTypeRune(r rune) bool {
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("_-.:", r)
 }
 
 // Permit answers whether a conversation may get an alert of a type now,

@@ -261,6 +261,8 @@ func TestAlertInputErrors(t *testing.T) {
 		}{
 			{"permit without a conversation", second(f.svc.Permit(ctx, learning.PermitInput{Type: "x"})), "conversation_id"},
 			{"permit without a type", second(f.svc.Permit(ctx, learning.PermitInput{ConversationID: "c1", Type: "  "})), "type"},
+			{"a type of two words", second(f.svc.Permit(ctx, learning.PermitInput{ConversationID: "c1", Type: "price drop"})), "type"},
+			{"a type with a slash", second(f.svc.RecordAlert(ctx, learning.AlertInput{ConversationID: "c1", Type: "a/b"})), "type"},
 			{"alert with a long type", second(f.svc.RecordAlert(ctx, learning.AlertInput{ConversationID: "c1", Type: strings.Repeat("t", 300)})), "type"},
 			{"alert with a long text", second(f.svc.RecordAlert(ctx, learning.AlertInput{ConversationID: "c1", Type: "t", Text: strings.Repeat("t", learning.MaxAlertText+1)})), "text"},
 			{"reaction without a tester", second(f.svc.React(ctx, a.ID, learning.ReactionInput{Reaction: "up"})), "tester_id"},

@@ -42,8 +42,13 @@ func (u *UI) learningsPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	types, err := u.Learning.AlertTypes(ctx)
+	if err != nil {
+		return err
+	}
 	data := map[string]any{"Title": "Learnings", "Learnings": list, "Evidence": evidence, "Stats": stats,
-		"Pending": pending, "Negative": negative, "Runs": runs, "Enabled": on, "Threshold": u.Learning.Threshold()}
+		"Pending": pending, "Negative": negative, "Runs": runs, "Enabled": on, "Threshold": u.Learning.Threshold(),
+		"AlertTypes": types, "AlertRules": u.Learning.BudgetRules()}
 	if ok, llmErr := u.Learning.LLMConfigured(); !ok {
 		data["NoLLM"] = hone.ErrorMessage(llmErr)
 	}
@@ -91,6 +96,9 @@ func confidenceField(r *http.Request) (c float64, ok bool, err error) {
 
 func (u *UI) editLearning(w http.ResponseWriter, r *http.Request) error {
 	var up learning.LearningUpdate
+	// The guard parses the form only when the CSRF token is not in the
+	// header; the fields are read from r.PostForm either way.
+	_ = r.ParseForm()
 	if v, ok := r.PostForm["prompt_adjustment"]; ok {
 		up.PromptAdjustment = &v[0]
 	}
@@ -170,4 +178,12 @@ func statusLabel(status string) string {
 		return "rejected, not applied"
 	}
 	return status
+}
+
+func (u *UI) enableAlertType(w http.ResponseWriter, r *http.Request) error {
+	t, err := u.Learning.EnableAlertType(r.Context(), r.PathValue("type"))
+	if err != nil {
+		return u.formError(w, r, learningsBack, err)
+	}
+	return redirectNotice(w, r, learningsBack, "Alerts of type "+t.Type+" are enabled again.")
 }
