@@ -1001,7 +1001,8 @@ func templateRegexp(template string) *regexp.Regexp {
 }
 
 // notFoundBodies are valid bodies of the routes that read theirs before
-// they look the workshop up, so that the answer is the workshop's 404.
+// they look the workshop (or the turn, or the learning) up, so that the
+// answer is its 404.
 var notFoundBodies = map[route]string{
 	{"PATCH", "/workshops/{id}"}:                                `{"name":"x"}`,
 	{"POST", "/workshops/{id}/members"}:                         `{"name":"Alice"}`,
@@ -1018,6 +1019,9 @@ var notFoundBodies = map[route]string{
 	{"PUT", "/workshops/{id}/draft-rubric-items/{item_id}"}:     `{"text":"x"}`,
 	{"POST", "/workshops/{id}/draft-rubric-items/apply-groups"}: `{"groups":[]}`,
 	{"PUT", "/workshops/{id}/draft-rubric-groups/{group_id}"}:   `{"name":"x"}`,
+	{"POST", "/turns/{id}/feedback"}:                            `{"tester_id":"meg","rating":"up"}`,
+	{"PATCH", "/learnings/{id}"}:                                `{"pattern":"x"}`,
+	{"POST", "/alerts/{id}/feedback"}:                           `{"tester_id":"meg","reaction":"up"}`,
 }
 
 // TestConformanceNotFound asks each path with an id for one that does not

@@ -141,7 +141,7 @@ func (a *API) listLearnings(w http.ResponseWriter, r *http.Request) error {
 	if status != "" && !contains(learningStatuses, status) {
 		return hone.FieldError("status", "status must be one of %s, not %q", strings.Join(learningStatuses, ", "), status)
 	}
-	list, err := a.Learning.Learnings(r.Context(), learning.LearningFilter{TesterID: strings.TrimSpace(q.Get("tester_id"))})
+	list, err := a.Learning.Learnings(r.Context(), learning.LearningFilter{TesterID: strings.TrimSpace(hone.CleanText(q.Get("tester_id")))})
 	if err != nil {
 		return err
 	}
@@ -288,7 +288,9 @@ func (a *API) prompt(w http.ResponseWriter, r *http.Request) error {
 			if name == "" || p.Name() == name {
 				text, v, err := p.Current()
 				if err != nil {
-					return err
+					// The file is the server's, not the caller's: it went
+					// missing or empty on the server's disk.
+					return hone.Errorf(hone.EUNAVAILABLE, "%s", hone.ErrorMessage(err))
 				}
 				base, baseVersion, found = text, v, true
 				break

@@ -21,6 +21,8 @@ import (
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/config"
+	"github.com/honehq/hone/internal/learning"
+	"github.com/honehq/hone/internal/llm/llmtest"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/tuning"
@@ -191,6 +193,9 @@ func TestOpenAPIServed(t *testing.T) {
 func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, cfg config.Config) {
 		cfg.APIToken = "s3cret"
+		// With an LLM, so that what needs one (a synthesis) answers as it
+		// does when hone has one, not 503.
+		cfg.LLM = llmtest.New(t).Config()
 		s := start(t, cfg)
 		d := parseDocument(t, openAPIFile(t))
 		ops := d.operations(t)
@@ -286,6 +291,11 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 var noBody = map[route]bool{
 	{"POST", "/workshops/{id}/members/{member_id}/token"}:         true,
 	{"POST", "/workshops/{id}/draft-rubric-items/suggest-groups"}: true,
+	{"POST", "/learnings/{id}/keep"}:                              true,
+	{"POST", "/learnings/synthesize"}:                             true,
+	{"POST", "/learnings/enable"}:                                 true,
+	{"POST", "/learnings/disable"}:                                true,
+	{"POST", "/alerts/types/{type}/enable"}:                       true,
 }
 
 // optionalBody are the routes whose body may be left out: the spec gives
@@ -502,6 +512,34 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		{"AnalysisList", jsonFields(reflect.TypeFor[api.AnalysisList]()), true},
 		{"TemplateList", jsonFields(reflect.TypeFor[api.TemplateList]()), true},
 		{"DraftItemList", jsonFields(reflect.TypeFor[api.DraftItemList]()), true},
+
+		{"RatingInput", jsonFields(reflect.TypeFor[learning.RatingInput]()), false},
+		{"LearningInput", jsonFields(reflect.TypeFor[learning.LearningInput]()), false},
+		{"LearningUpdate", jsonFields(reflect.TypeFor[learning.LearningUpdate]()), false},
+		{"Rating", jsonFields(reflect.TypeFor[learning.Rating]()), true},
+		{"RatingAnswer", jsonFields(reflect.TypeFor[api.RatingAnswer]()), true},
+		{"RatingList", jsonFields(reflect.TypeFor[api.RatingList]()), true},
+		{"Approval", jsonFields(reflect.TypeFor[learning.Approval]()), true},
+		{"FeedbackStats", jsonFields(reflect.TypeFor[learning.Stats]()), true},
+		{"Correction", jsonFields(reflect.TypeFor[learning.Correction]()), true},
+		{"CorrectionList", jsonFields(reflect.TypeFor[api.CorrectionList]()), true},
+		{"Learning", jsonFields(reflect.TypeFor[learning.Learning]()), true},
+		{"LearningDetail", jsonFields(reflect.TypeFor[api.LearningDetail]()), true},
+		{"LearningList", jsonFields(reflect.TypeFor[api.LearningList]()), true},
+		{"LearningRun", jsonFields(reflect.TypeFor[learning.Run]()), true},
+		{"LearningRunList", jsonFields(reflect.TypeFor[api.RunList]()), true},
+		{"LearningSwitch", jsonFields(reflect.TypeFor[api.Switch]()), true},
+		{"PromptView", jsonFields(reflect.TypeFor[learning.PromptView]()), true},
+
+		{"PermitInput", jsonFields(reflect.TypeFor[learning.PermitInput]()), false},
+		{"AlertInput", jsonFields(reflect.TypeFor[learning.AlertInput]()), false},
+		{"ReactionInput", jsonFields(reflect.TypeFor[learning.ReactionInput]()), false},
+		{"Permit", jsonFields(reflect.TypeFor[learning.Permit]()), true},
+		{"Alert", jsonFields(reflect.TypeFor[learning.Alert]()), true},
+		{"AlertReaction", jsonFields(reflect.TypeFor[learning.AlertReaction]()), true},
+		{"Reacted", jsonFields(reflect.TypeFor[learning.Reacted]()), true},
+		{"AlertType", jsonFields(reflect.TypeFor[learning.AlertType]()), true},
+		{"AlertTypeList", jsonFields(reflect.TypeFor[api.AlertTypeList]()), true},
 	} {
 		t.Run(c.schema, func(t *testing.T) {
 			s, ok := d.Components.Schemas[c.schema]
@@ -566,6 +604,12 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		{"Analysis", "status", []string{workshop.StatusQueued, workshop.StatusRunning, workshop.StatusDone, workshop.StatusFailed}},
 		{"Finding", "priority", []string{workshop.PriorityHigh, workshop.PriorityMedium, workshop.PriorityLow}},
 		{"DraftItem", "source_type", []string{workshop.SourceFinding, workshop.SourceDisagreement, workshop.SourceFeedback, workshop.SourceManual}},
+		{"Rating", "rating", []string{learning.RatingUp, learning.RatingDown}},
+		{"AlertReaction", "reaction", []string{learning.ReactionUp, learning.ReactionAck, learning.ReactionDown}},
+		{"RatingAnswer", "rating", []string{learning.RatingUp, learning.RatingDown}},
+		{"Learning", "status", []string{learning.StatusActive, learning.StatusBelowThreshold, learning.StatusConflict, learning.StatusRejected}},
+		{"LearningDetail", "status", []string{learning.StatusActive, learning.StatusBelowThreshold, learning.StatusConflict, learning.StatusRejected}},
+		{"LearningRun", "status", []string{learning.RunQueued, learning.RunRunning, learning.RunDone, learning.RunFailed}},
 	} {
 		var got struct {
 			Enum []string `json:"enum"`

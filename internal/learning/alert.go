@@ -76,7 +76,8 @@ type PermitInput struct {
 // the first that is wrong.
 func cleanPermit(conversationID, typ *string) error {
 	*conversationID = strings.TrimSpace(hone.CleanText(*conversationID))
-	*typ = strings.ToLower(strings.TrimSpace(hone.CleanText(*typ)))
+	*typ = strings.TrimSpace(hone.CleanText(*typ))
+	defer func() { *typ = strings.ToLower(*typ) }()
 	switch {
 	case *conversationID == "":
 		return hone.FieldError("conversation_id", "conversation_id is required: the conversation the alert goes to")

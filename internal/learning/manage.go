@@ -51,7 +51,7 @@ func (s *Service) Learnings(ctx context.Context, f LearningFilter) ([]*Learning,
 
 // Learning returns one learning with its status.
 func (s *Service) Learning(ctx context.Context, id string) (*Learning, error) {
-	l, err := s.store.Learning(ctx, strings.TrimSpace(id))
+	l, err := s.store.Learning(ctx, cleanID(id))
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func (s *Service) Add(ctx context.Context, in LearningInput) (*Learning, error) 
 // Update edits a learning's texts or confidence. Editing a learning in
 // conflict settles the conflict in its favour: it is the owner's word now.
 func (s *Service) Update(ctx context.Context, id string, in LearningUpdate) (*Learning, error) {
-	l, err := s.store.Learning(ctx, strings.TrimSpace(id))
+	l, err := s.store.Learning(ctx, cleanID(id))
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +203,7 @@ func (s *Service) Remove(ctx context.Context, id string) error {
 // Keep settles the conflicts of a learning in its favour: the learnings it
 // conflicts with, and those that conflict with it, are removed.
 func (s *Service) Keep(ctx context.Context, id string) (*Learning, error) {
-	l, err := s.store.Learning(ctx, strings.TrimSpace(id))
+	l, err := s.store.Learning(ctx, cleanID(id))
 	if err != nil {
 		return nil, err
 	}

@@ -75,8 +75,12 @@ func (s *Service) RecordAlert(ctx context.Context, in AlertInput) (*Alert, error
 
 // Alert returns an alert with its reactions.
 func (s *Service) Alert(ctx context.Context, id string) (*Alert, error) {
-	return s.store.Alert(ctx, strings.TrimSpace(id))
+	return s.store.Alert(ctx, cleanID(id))
 }
+
+// cleanID is an id from a path as the store may look it up: NUL and bytes
+// that are not UTF-8 replaced, so that it names nothing rather than fails.
+func cleanID(id string) string { return strings.TrimSpace(hone.CleanText(id)) }
 
 // React stores a tester's reaction to an alert (one per tester, which they
 // may change) and pauses the alert's type when its latest reactions are
@@ -85,7 +89,7 @@ func (s *Service) React(ctx context.Context, alertID string, in ReactionInput) (
 	if err := in.clean(); err != nil {
 		return nil, err
 	}
-	a, err := s.store.Alert(ctx, strings.TrimSpace(alertID))
+	a, err := s.store.Alert(ctx, cleanID(alertID))
 	if err != nil {
 		return nil, err
 	}
