@@ -1,0 +1,51 @@
+package suggest
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// A full queue drops and counts, and Close says how many were dropped.
+func TestJSONLDropsWhenTheQueueIsFull(t *testing.T) {
+	root := t.TempDir()
+	// The writer is not started yet: the queue of two fills up.
+	j := &JSONL{opts: JSONLOptions{Root: root, Queue: 2}, queue: make(chan *Record, 2), done: make(chan struct{}), files: map[string]*os.File{}}
+	for i := range 5 {
+		j.Send(&Record{ID: string(rune('a' + i)), Session: "s", Server: "x"})
+	}
+	if j.Dropped() != 3 {
+		t.Fatalf("dropped %d, want 3", j.Dropped())
+	}
+	go j.run()
+	err := j.Close()
+	if err == nil || !strings.Contains(err.Error(), "3 records dropped") {
+		t.Fatalf("Close: %v", err)
+	}
+	if j.Written() != 2 {
+		t.Errorf("written %d, want 2", j.Written())
+	}
+	b, _ := os.ReadFile(root + "/x/s/" + HistoryFile)
+	if strings.Count(string(b), "\n") != 2 || !strings.Contains(string(b), `"id":"a"`) || !strings.Contains(string(b), `"id":"b"`) {
+		t.Errorf("the file holds %q", b)
+	}
+}
+
+// A write error is counted, reported, and stops nothing else.
+func TestJSONLWriteErrors(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(root+"/blocked", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var errs []error
+	j, err := NewJSONL(JSONLOptions{Root: root, OnError: func(err error) { errs = append(errs, err) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Send(&Record{ID: "a", Server: "blocked", Session: "s"})
+	j.Send(&Record{ID: "b", Server: "ok", Session: "s"})
+	err = j.Close()
+	if err == nil || !strings.Contains(err.Error(), "1 lost to write errors") || len(errs) != 1 || j.Written() != 1 || j.Failed() != 1 {
+		t.Fatalf("Close %v, errors %v, written %d failed %d", err, errs, j.Written(), j.Failed())
+	}
+}

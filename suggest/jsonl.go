@@ -1,0 +1,318 @@
+package suggest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// HistoryFile is the name of each session's JSONL file.
+const HistoryFile = "suggestion_history.jsonl"
+
+// EnvHistory switches the JSONL history on when set to 1 (or true, yes, on).
+const EnvHistory = "HONE_SUGGESTION_HISTORY"
+
+// EnabledFromEnv reports whether HONE_SUGGESTION_HISTORY switches the JSONL
+// history on. Recording is off unless it does.
+func EnabledFromEnv() bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv(EnvHistory))) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// DefaultRoot is where the history goes by default: ~/.hone/session_history.
+func DefaultRoot() (string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find the home directory for the suggestion history: %w", err)
+	}
+	return filepath.Join(home, ".hone", "session_history"), nil
+}
+
+// DefaultQueue is how many records the JSONL sink holds for its writer.
+const DefaultQueue = 8192
+
+// JSONLOptions configure a JSONL sink.
+type JSONLOptions struct {
+	// Root is the history's directory (DefaultRoot when empty).
+	Root string
+	// Queue bounds the records waiting for the writer (DefaultQueue when
+	// 0); past it, records are dropped and counted.
+	Queue int
+	// Redactor redacts each record before it is written; nil writes them
+	// as they are.
+	Redactor *Redactor
+	// OnError is told of each write that failed (nil: ignored, but
+	// counted in Failed).
+	OnError func(error)
+}
+
+// JSONL is the sink that appends each record as one line to
+// <root>/<server>/<session>/suggestion_history.jsonl. Send never waits:
+// a background writer does the disk work, and when its queue is full the
+// record is dropped and counted (Dropped), never silently lost. Each line
+// is written whole, in one write with the lines queued with it, so a crash
+// leaves at most a torn last line.
+type JSONL struct {
+	opts    JSONLOptions
+	queue   chan *Record
+	done    chan struct{}
+	dropped atomic.Int64
+	written atomic.Int64
+	failed  atomic.Int64
+
+	closeOnce sync.Once
+	mu        sync.RWMutex
+	closed    bool
+	files     map[string]*os.File
+}
+
+// NewJSONL starts a JSONL sink; Close flushes it.
+func NewJSONL(opts JSONLOptions) (*JSONL, error) {
+	if opts.Root == "" {
+		root, err := DefaultRoot()
+		if err != nil {
+			return nil, err
+		}
+		opts.Root = root
+	}
+	if opts.Queue <= 0 {
+		opts.Queue = DefaultQueue
+	}
+	if err := os.MkdirAll(opts.Root, 0o700); err != nil {
+		return nil, fmt.Errorf("create the suggestion history %s: %w", opts.Root, err)
+	}
+	j := &JSONL{opts: opts, queue: make(chan *Record, opts.Queue), done: make(chan struct{}), files: map[string]*os.File{}}
+	go j.run()
+	return j, nil
+}
+
+// Send queues r for the writer, or counts it dropped when the queue is
+// full or the sink closed.
+func (j *JSONL) Send(r *Record) {
+	j.mu.RLock()
+	defer j.mu.RUnlock()
+	if j.closed {
+		j.dropped.Add(1)
+		return
+	}
+	select {
+	case j.queue <- r:
+	default:
+		j.dropped.Add(1)
+	}
+}
+
+// Dropped counts the records dropped because the queue was full or the
+// sink closed.
+func (j *JSONL) Dropped() int64 { return j.dropped.Load() }
+
+// Written counts the records written.
+func (j *JSONL) Written() int64 { return j.written.Load() }
+
+// Failed counts the records a write error lost.
+func (j *JSONL) Failed() int64 { return j.failed.Load() }
+
+// Close writes every queued record, closes the files and reports the
+// first error of closing them, and how many records were dropped or
+// failed, if any were.
+func (j *JSONL) Close() error {
+	j.closeOnce.Do(func() {
+		j.mu.Lock()
+		j.closed = true
+		close(j.queue)
+		j.mu.Unlock()
+	})
+	<-j.done
+	var errs []error
+	for _, f := range j.files {
+		if err := f.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	clear(j.files)
+	if d, f := j.Dropped(), j.Failed(); d > 0 || f > 0 {
+		errs = append(errs, fmt.Errorf("suggestion history: %d records dropped (queue full), %d lost to write errors", d, f))
+	}
+	return errors.Join(errs...)
+}
+
+// run writes what is queued: each time, every record waiting (up to
+// maxBatch), encoded on every CPU, one write per file, in the order sent.
+func (j *JSONL) run() {
+	defer close(j.done)
+	workers := max(1, runtime.GOMAXPROCS(0))
+	parts := make([]*encoded, workers)
+	for i := range parts {
+		parts[i] = &encoded{bufs: map[string][]byte{}, counts: map[string]int64{}}
+	}
+	batch := make([]*Record, 0, maxBatch)
+	var paths []string
+	for r := range j.queue {
+		batch = append(batch[:0], r)
+	more:
+		for len(batch) < maxBatch {
+			select {
+			case r, ok := <-j.queue:
+				if !ok {
+					break more
+				}
+				batch = append(batch, r)
+			default:
+				break more
+			}
+		}
+		n := 1
+		if len(batch) >= 2*minPart {
+			n = min(workers, len(batch)/minPart)
+		}
+		size := (len(batch) + n - 1) / n
+		var wg sync.WaitGroup
+		for i := range n {
+			chunk := batch[min(i*size, len(batch)):min((i+1)*size, len(batch))]
+			if i == 0 {
+				continue
+			}
+			wg.Go(func() { j.encode(parts[i], chunk) })
+		}
+		j.encode(parts[0], batch[:min(size, len(batch))])
+		wg.Wait()
+		paths = paths[:0]
+		for _, p := range parts[:n] {
+			for path := range p.bufs {
+				if !slices.Contains(paths, path) {
+					paths = append(paths, path)
+				}
+			}
+		}
+		for _, path := range paths {
+			var out []byte
+			var count int64
+			for _, p := range parts[:n] {
+				if b, ok := p.bufs[path]; ok {
+					if out == nil {
+						out = b
+					} else {
+						out = append(out, b...)
+					}
+					count += p.counts[path]
+				}
+			}
+			if err := j.write(path, out); err != nil {
+				j.failed.Add(count)
+				if j.opts.OnError != nil {
+					j.opts.OnError(err)
+				}
+			} else {
+				j.written.Add(count)
+			}
+		}
+		for _, p := range parts[:n] {
+			p.reset()
+		}
+		clear(batch)
+	}
+}
+
+// minPart is the fewest records worth encoding on another goroutine.
+const minPart = 32
+
+// encoded are lines encoded for each file, and how many.
+type encoded struct {
+	bufs   map[string][]byte
+	counts map[string]int64
+	spare  [][]byte
+}
+
+func (e *encoded) reset() {
+	for path, b := range e.bufs {
+		e.spare = append(e.spare, b[:0])
+		delete(e.bufs, path)
+	}
+	clear(e.counts)
+}
+
+// encode appends the records' lines to e.
+func (j *JSONL) encode(e *encoded, records []*Record) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for _, r := range records {
+		buf.Reset()
+		if err := enc.Encode(j.opts.Redactor.Record(r)); err != nil {
+			j.failed.Add(1)
+			if j.opts.OnError != nil {
+				j.opts.OnError(fmt.Errorf("encode suggestion record %s: %w", r.ID, err))
+			}
+			continue
+		}
+		path := filepath.Join(j.opts.Root, PathPart(r.Server), PathPart(r.Session), HistoryFile)
+		b, ok := e.bufs[path]
+		if !ok && len(e.spare) > 0 {
+			b, e.spare = e.spare[len(e.spare)-1], e.spare[:len(e.spare)-1]
+		}
+		e.bufs[path] = append(b, buf.Bytes()...)
+		e.counts[path]++
+	}
+}
+
+func (j *JSONL) write(path string, b []byte) error {
+	f := j.files[path]
+	if f == nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return fmt.Errorf("suggestion history: %w", err)
+		}
+		var err error
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("suggestion history: %w", err)
+		}
+		if len(j.files) >= maxOpenFiles {
+			for p, old := range j.files {
+				old.Close()
+				delete(j.files, p)
+			}
+		}
+		j.files[path] = f
+	}
+	if _, err := f.Write(b); err != nil {
+		return fmt.Errorf("suggestion history: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// maxBatch bounds the records written at once.
+const maxBatch = 1024
+
+// maxOpenFiles bounds the session files the writer keeps open.
+const maxOpenFiles = 64
+
+// PathPart makes a server or session name safe as one directory name: path
+// separators and characters file systems refuse become _, and a name that
+// is empty, . or .. becomes _ too.
+func PathPart(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r < 0x20 || r == 0x7f, strings.ContainsRune(`/\:*?"<>|`, r):
+			b.WriteByte('_')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	s := b.String()
+	if s == "" || s == "." || s == ".." {
+		return "_"
+	}
+	return s
+}
