@@ -1,0 +1,41 @@
+-- +goose Up
+-- Suggestion tracking: each record as received (raw, every field) with the
+-- figures hone counts by, and the rollups the statistics read: one count
+-- per kind of question, hour, server, version and key.
+CREATE TABLE suggestion_records (
+    id                  TEXT PRIMARY KEY,
+    ts                  TIMESTAMPTZ NOT NULL,
+    server              TEXT NOT NULL,
+    session             TEXT NOT NULL,
+    version             TEXT NOT NULL,
+    model               TEXT NOT NULL,
+    temperature         DOUBLE PRECISION,
+    match_type          TEXT NOT NULL,
+    accepted_index      INTEGER,
+    suggestions         INTEGER NOT NULL,
+    cycle_count         INTEGER NOT NULL,
+    time_to_action_ms   DOUBLE PRECISION NOT NULL,
+    context_block_count INTEGER NOT NULL,
+    total_tokens        INTEGER NOT NULL,
+    viewed_but_rejected BOOLEAN NOT NULL,
+    cycled_back         BOOLEAN NOT NULL,
+    raw                 TEXT NOT NULL
+);
+CREATE INDEX suggestion_records_session ON suggestion_records (session, server);
+CREATE INDEX suggestion_records_ts ON suggestion_records (ts);
+
+CREATE TABLE suggestion_rollups (
+    kind    TEXT NOT NULL,
+    hour    TIMESTAMPTZ NOT NULL,
+    server  TEXT NOT NULL,
+    version TEXT NOT NULL,
+    k1      TEXT NOT NULL,
+    k2      TEXT NOT NULL,
+    n       BIGINT NOT NULL,
+    PRIMARY KEY (kind, hour, server, version, k1, k2)
+);
+CREATE INDEX suggestion_rollups_hour ON suggestion_rollups (hour);
+
+-- +goose Down
+DROP TABLE suggestion_rollups;
+DROP TABLE suggestion_records;

@@ -1,0 +1,231 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/honehq/hone/internal/suggestions"
+)
+
+// SuggestionStore keeps suggestion records and their rollups: the
+// suggestions.Store.
+type SuggestionStore struct{ db *DB }
+
+// Suggestions returns the store of suggestion tracking.
+func (db *DB) Suggestions() *SuggestionStore { return &SuggestionStore{db} }
+
+var _ suggestions.Store = (*SuggestionStore)(nil)
+
+const insertSuggestion = `INSERT INTO suggestion_records (id, ts, server, session, version, model, temperature, match_type,
+	accepted_index, suggestions, cycle_count, time_to_action_ms, context_block_count, total_tokens, viewed_but_rejected,
+	cycled_back, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id`
+
+const upsertRollup = `INSERT INTO suggestion_rollups (kind, hour, server, version, k1, k2, n) VALUES (?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (kind, hour, server, version, k1, k2) DO UPDATE SET n = suggestion_rollups.n + excluded.n`
+
+// Add stores the new records and their rollups in one transaction.
+func (ss *SuggestionStore) Add(ctx context.Context, recs []*suggestions.Record, deltas func([]*suggestions.Record) []suggestions.Rollup) (int, error) {
+	ctx, cancel := ss.db.limit(ctx)
+	defer cancel()
+	var added []*suggestions.Record
+	err := ss.db.update(ctx, func(tx *Tx) error {
+		added = added[:0]
+		for _, r := range recs {
+			var id string
+			err := tx.queryRow(ctx, insertSuggestion, r.ID, r.TS.UTC(), r.Server, r.Session, r.Version, r.Model, r.Temperature,
+				r.MatchType, r.AcceptedIndex, r.Suggestions, r.CycleCount, r.TimeToActionMS, r.ContextBlockCount, r.TotalTokens,
+				r.ViewedButRejected, r.CycledBack, string(r.Raw)).Scan(&id)
+			if err == sql.ErrNoRows {
+				continue
+			} else if err != nil {
+				return fmt.Errorf("store suggestion record %q: %w", r.ID, err)
+			}
+			added = append(added, r)
+		}
+		return ss.applyRollups(ctx, tx, deltas(added))
+	})
+	if err != nil {
+		return 0, err
+	}
+	return len(added), nil
+}
+
+func (ss *SuggestionStore) applyRollups(ctx context.Context, tx *Tx, rows []suggestions.Rollup) error {
+	negative := false
+	for _, r := range rows {
+		if _, err := tx.exec(ctx, upsertRollup, r.Kind, r.Hour.UTC(), r.Server, r.Version, r.K1, r.K2, r.N); err != nil {
+			return fmt.Errorf("count suggestion records: %w", err)
+		}
+		negative = negative || r.N < 0
+	}
+	if negative {
+		if _, err := tx.exec(ctx, `DELETE FROM suggestion_rollups WHERE n <= 0`); err != nil {
+			return fmt.Errorf("count suggestion records: %w", err)
+		}
+	}
+	return nil
+}
+
+// where is the SQL condition of a filter on the records, with its
+// arguments.
+func suggestionWhere(f suggestions.Filter, rollups bool) (string, []any) {
+	var conds []string
+	var args []any
+	add := func(cond string, arg any) {
+		conds = append(conds, cond)
+		args = append(args, arg)
+	}
+	if f.Server != "" {
+		add("server = ?", f.Server)
+	}
+	if f.Version != "" {
+		add("version = ?", f.Version)
+	}
+	column := "ts"
+	since, until := f.Since, f.Until
+	if rollups {
+		column = "hour"
+		since = since.Truncate(time.Hour)
+		if !until.IsZero() && !until.Equal(until.Truncate(time.Hour)) {
+			until = until.Truncate(time.Hour).Add(time.Hour)
+		}
+	} else {
+		if f.Session != "" {
+			add("session = ?", f.Session)
+		}
+		if f.Model != "" {
+			add("model = ?", f.Model)
+		}
+		if f.MatchType != "" {
+			add("match_type = ?", f.MatchType)
+		}
+	}
+	if !f.Since.IsZero() {
+		add(column+" >= ?", since.UTC())
+	}
+	if !f.Until.IsZero() {
+		add(column+" < ?", until.UTC())
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// Rollups sums the rollups a filter picks.
+func (ss *SuggestionStore) Rollups(ctx context.Context, f suggestions.Filter) ([]suggestions.Rollup, error) {
+	ctx, cancel := ss.db.limit(ctx)
+	defer cancel()
+	where, args := suggestionWhere(f, true)
+	q := `SELECT kind, CASE WHEN kind = 'match' THEN ` + ss.db.timeText("hour") + ` END,
+		CASE WHEN kind = 'match' THEN version ELSE '' END, k1, k2, SUM(n) FROM suggestion_rollups` + where + `
+		GROUP BY kind, CASE WHEN kind = 'match' THEN ` + ss.db.timeText("hour") + ` END, CASE WHEN kind = 'match' THEN version ELSE '' END, k1, k2`
+	rows, err := ss.db.query(ctx, q, args...)
+	return collect(rows, err, "suggestion statistics", func(row scanner) (suggestions.Rollup, error) {
+		var r suggestions.Rollup
+		var hour rawTime
+		if err := row.Scan(&r.Kind, &hour, &r.Version, &r.K1, &r.K2, &r.N); err != nil {
+			return r, err
+		}
+		if hour.valid {
+			t, err := hour.Time()
+			if err != nil {
+				return r, err
+			}
+			r.Hour = t
+		}
+		return r, nil
+	})
+}
+
+const suggestionColumns = `id, ` + `%s, server, session, version, model, temperature, match_type, accepted_index, suggestions,
+	cycle_count, time_to_action_ms, context_block_count, total_tokens, viewed_but_rejected, cycled_back`
+
+func (ss *SuggestionStore) columns() string { return fmt.Sprintf(suggestionColumns, ss.db.timeText("ts")) }
+
+func scanSuggestion(row scanner, extra ...any) (*suggestions.Record, error) {
+	var r suggestions.Record
+	var ts rawTime
+	var temp sql.NullFloat64
+	var accepted sql.NullInt64
+	dest := append([]any{&r.ID, &ts, &r.Server, &r.Session, &r.Version, &r.Model, &temp, &r.MatchType, &accepted, &r.Suggestions,
+		&r.CycleCount, &r.TimeToActionMS, &r.ContextBlockCount, &r.TotalTokens, &r.ViewedButRejected, &r.CycledBack}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return nil, err
+	}
+	var err error
+	if r.TS, err = ts.Time(); err != nil {
+		return nil, err
+	}
+	if temp.Valid {
+		r.Temperature = &temp.Float64
+	}
+	if accepted.Valid {
+		i := int(accepted.Int64)
+		r.AcceptedIndex = &i
+	}
+	return &r, nil
+}
+
+// Each calls fn with the records a filter picks, oldest first.
+func (ss *SuggestionStore) Each(ctx context.Context, f suggestions.Filter, fn func(*suggestions.Record) error) error {
+	where, args := suggestionWhere(f, false)
+	q := `SELECT ` + ss.columns() + `, raw FROM suggestion_records` + where + ` ORDER BY ts, id`
+	if f.Limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, f.Limit)
+	}
+	rows, err := ss.db.query(ctx, q, args...)
+	if err != nil {
+		return dbError(fmt.Errorf("read suggestion records: %w", err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var raw string
+		r, err := scanSuggestion(rows, &raw)
+		if err != nil {
+			return dbError(fmt.Errorf("read suggestion records: %w", err))
+		}
+		r.Raw = []byte(raw)
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return dbError(fmt.Errorf("read suggestion records: %w", err))
+	}
+	return nil
+}
+
+// Forget removes a session's records and takes away their rollups.
+func (ss *SuggestionStore) Forget(ctx context.Context, server, session string, deltas func([]*suggestions.Record) []suggestions.Rollup) (int, error) {
+	ctx, cancel := ss.db.limit(ctx)
+	defer cancel()
+	where := ` WHERE session = ?`
+	args := []any{session}
+	if server != "" {
+		where += ` AND server = ?`
+		args = append(args, server)
+	}
+	var n int
+	err := ss.db.update(ctx, func(tx *Tx) error {
+		rows, err := tx.QueryContext(ctx, ss.db.q(`SELECT `+ss.columns()+` FROM suggestion_records`+where), args...)
+		removed, err := collect(rows, err, "suggestion records", func(row scanner) (*suggestions.Record, error) { return scanSuggestion(row) })
+		if err != nil {
+			return err
+		}
+		if len(removed) == 0 {
+			n = 0
+			return nil
+		}
+		if _, err := tx.exec(ctx, `DELETE FROM suggestion_records`+where, args...); err != nil {
+			return fmt.Errorf("forget suggestion records: %w", err)
+		}
+		n = len(removed)
+		return ss.applyRollups(ctx, tx, deltas(removed))
+	})
+	return n, err
+}
