@@ -25,7 +25,7 @@ func (a *API) Routes() []server.Route {
 		{Method: "GET", Path: "/metrics/sessions/{id}", Handler: a.sessionMetrics},
 		{Method: "GET", Path: "/metrics/compare", Handler: a.compareVersions},
 		{Method: "GET", Path: "/metrics/regressions", Handler: a.regressions},
-	}, slices.Concat(a.learningRoutes(), a.alertRoutes(), a.workshopRoutes())...)
+	}, slices.Concat(a.learningRoutes(), a.alertRoutes(), a.suggestionRoutes(), a.workshopRoutes())...)
 }
 
 // workshopRoutes are the discovery workshop's routes; a member's own token

@@ -23,6 +23,7 @@ import (
 	"github.com/honehq/hone/internal/metrics"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/storage"
+	"github.com/honehq/hone/internal/suggestions"
 	"github.com/honehq/hone/internal/tuning"
 	"github.com/honehq/hone/internal/web"
 	"github.com/honehq/hone/internal/workshop"
@@ -48,6 +49,8 @@ type App struct {
 	Workshops *workshop.Service
 	// Learning is the learning loop: ratings, corrections, learnings.
 	Learning *learning.Service
+	// Suggestions is suggestion tracking.
+	Suggestions *suggestions.Service
 	// LLM is the configured LLM client, nil when there is none; LLMError
 	// then says why.
 	LLM      *llm.Client
@@ -103,11 +106,13 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 		Threshold: cfg.Learn.Threshold, CorrectionTimeout: cfg.Learn.CorrectionTimeout, PerTester: cfg.Learn.PerTester,
 		Base: a.basePrompt, Protected: protectedFile(cfg.Learn.Protected), Budget: cfg.Learn.BudgetRules()})
 	a.Learning.Register(a.Chat)
-	a.API = &api.API{Turns: a.Turns, Sessions: db.Capture(), Chat: a.Chat, Tuning: a.Tuning, Scoring: a.Scoring,
+	a.Suggestions = suggestions.NewService(db.Suggestions(), suggestions.Options{Logger: log, HistoryRoot: cfg.SuggestionRoot})
+	a.API = &api.API{Suggestions: a.Suggestions, Turns: a.Turns, Sessions: db.Capture(), Chat: a.Chat, Tuning: a.Tuning, Scoring: a.Scoring,
 		LLMCalls: db.LLMCalls(), Workshops: a.Workshops, Learning: a.Learning, Prompts: a.Prompts, Auth: a.Auth,
 		MaxBodyBytes: cfg.MaxBodyBytes, Logger: log}
 	if a.UI, err = web.New(&web.UI{Sessions: db.Capture(), Turns: a.Turns, Chat: a.Chat, Tuning: a.Tuning,
-		Scoring: a.Scoring, Workshops: a.Workshops, Learning: a.Learning, Auth: a.Auth, Health: db.CheckWrite, Logger: log}); err != nil {
+		Scoring: a.Scoring, Workshops: a.Workshops, Learning: a.Learning, Suggestions: a.Suggestions, Auth: a.Auth, Health: db.CheckWrite,
+		Logger: log}); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -94,7 +94,7 @@ Settings come from the environment, and flags override them:
 	root.AddCommand(newServe(opts), newMigrate(opts), newExport(opts), newSessions(opts), newChat(opts), newLLM(opts), newMetrics(opts),
 		newLoginLink(opts), newRotateSecret(opts))
 	root.AddCommand(newWorkshop(opts))
-	root.AddCommand(newFeedback(opts), newLearn(opts), newAlerts(opts))
+	root.AddCommand(newFeedback(opts), newLearn(opts), newAlerts(opts), newSuggestions(opts))
 	return root, opts
 }
 

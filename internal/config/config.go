@@ -54,6 +54,10 @@ type Config struct {
 	LLM llm.Config
 	// Learn configures the learning loop.
 	Learn Learn
+	// SuggestionRoot is the JSONL suggestion history that hone
+	// suggestions forget clears with the database (HONE_SUGGESTION_ROOT;
+	// default ~/.hone/session_history).
+	SuggestionRoot string
 }
 
 // Learn configures the learning loop.
@@ -118,19 +122,20 @@ var Env = [][2]string{
 // FromEnv returns the configuration the environment sets, with defaults.
 func FromEnv() (Config, error) {
 	c := Config{
-		Addr:         envOr("HONE_ADDR", DefaultAddr),
-		DataDir:      envOr("HONE_DATA_DIR", "."),
-		DatabaseURL:  os.Getenv("HONE_DATABASE_URL"),
-		APIToken:     os.Getenv("HONE_API_TOKEN"),
-		PublicURL:    os.Getenv("HONE_PUBLIC_URL"),
-		AppName:      envOr("HONE_APP_NAME", tuning.DefaultAppName),
-		MetricsFile:  os.Getenv("HONE_METRICS_FILE"),
-		MaxBodyBytes: DefaultMaxBodyBytes,
-		MessageLimit: tuning.DefaultMessageLimit,
-		ReadTimeout:  DefaultReadTimeout,
-		DBTimeout:    DefaultDBTimeout,
-		LinkTTL:      DefaultLinkTTL,
-		Learn:        Learn{Threshold: DefaultLearnThreshold, CorrectionTimeout: DefaultCorrectionTimeout, Protected: os.Getenv("HONE_LEARN_PROTECTED")},
+		Addr:           envOr("HONE_ADDR", DefaultAddr),
+		DataDir:        envOr("HONE_DATA_DIR", "."),
+		DatabaseURL:    os.Getenv("HONE_DATABASE_URL"),
+		APIToken:       os.Getenv("HONE_API_TOKEN"),
+		PublicURL:      os.Getenv("HONE_PUBLIC_URL"),
+		AppName:        envOr("HONE_APP_NAME", tuning.DefaultAppName),
+		MetricsFile:    os.Getenv("HONE_METRICS_FILE"),
+		SuggestionRoot: os.Getenv("HONE_SUGGESTION_ROOT"),
+		MaxBodyBytes:   DefaultMaxBodyBytes,
+		MessageLimit:   tuning.DefaultMessageLimit,
+		ReadTimeout:    DefaultReadTimeout,
+		DBTimeout:      DefaultDBTimeout,
+		LinkTTL:        DefaultLinkTTL,
+		Learn:          Learn{Threshold: DefaultLearnThreshold, CorrectionTimeout: DefaultCorrectionTimeout, Protected: os.Getenv("HONE_LEARN_PROTECTED")},
 	}
 	for _, d := range []struct {
 		name string

@@ -26,6 +26,7 @@ import (
 	"github.com/honehq/hone/internal/learning"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
+	"github.com/honehq/hone/internal/suggestions"
 	"github.com/honehq/hone/internal/tuning"
 	"github.com/honehq/hone/internal/workshop"
 )
@@ -45,7 +46,9 @@ type UI struct {
 	// Learning is the learning loop: the chat's learned prompt section and
 	// the /learnings page.
 	Learning *learning.Service
-	Auth     *auth.Auth
+	// Suggestions is suggestion tracking, for the /suggestions page.
+	Suggestions *suggestions.Service
+	Auth        *auth.Auth
 	// Health checks that the database takes writes, for /healthz.
 	Health func(ctx context.Context) error
 	Logger *slog.Logger

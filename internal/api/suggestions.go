@@ -1,0 +1,175 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/server"
+	"github.com/honehq/hone/internal/suggestions"
+)
+
+// suggestionRoutes are suggestion tracking's routes.
+func (a *API) suggestionRoutes() []server.Route {
+	return []server.Route{
+		{Method: "POST", Path: "/suggestions", Handler: a.ingestSuggestions},
+		{Method: "GET", Path: "/suggestions", Handler: a.listSuggestions},
+		{Method: "DELETE", Path: "/suggestions", Handler: a.forgetSuggestions},
+		{Method: "GET", Path: "/suggestions/stats", Handler: a.suggestionStats},
+		{Method: "GET", Path: "/suggestions/export", Handler: a.exportSuggestions},
+	}
+}
+
+// SuggestionList is the answer to GET /suggestions: the records as
+// received.
+type SuggestionList struct {
+	Records []json.RawMessage `json:"records"`
+}
+
+func (a *API) ingestSuggestions(w http.ResponseWriter, r *http.Request) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		if e := server.ReadError(err); e != nil {
+			return e
+		}
+		return err
+	}
+	res, err := a.Suggestions.Ingest(r.Context(), bytes.NewReader(body), r.Header.Get("Content-Type"))
+	if err != nil {
+		return err
+	}
+	server.WriteJSON(w, http.StatusOK, res)
+	return nil
+}
+
+// suggestionFilter reads a filter from the query; with records, the
+// filters only records take (session, model, match_type) are read too.
+func suggestionFilter(q url.Values, records bool) (suggestions.Filter, error) {
+	var f suggestions.Filter
+	names := []string{"server", "version", "since", "until"}
+	if records {
+		names = append(names, "session", "model", "match_type")
+	}
+	for name := range q {
+		if !contains(names, name) && name != "limit" && name != "format" && name != "accepted" {
+			return f, hone.FieldError(name, "unknown query parameter %q: this endpoint takes %s", name, strings.Join(names, ", "))
+		}
+	}
+	text := func(name string) (string, error) {
+		v := strings.TrimSpace(hone.CleanText(q.Get(name)))
+		if hone.Chars(v) > suggestions.MaxNameLength {
+			return "", hone.FieldError(name, "%s is longer than %d characters", name, suggestions.MaxNameLength)
+		}
+		return v, nil
+	}
+	var err error
+	for _, p := range []struct {
+		name string
+		into *string
+	}{{"server", &f.Server}, {"version", &f.Version}, {"session", &f.Session}, {"model", &f.Model}, {"match_type", &f.MatchType}} {
+		if *p.into, err = text(p.name); err != nil {
+			return f, err
+		}
+	}
+	now := time.Now()
+	if f.Since, err = suggestions.ParseTime("since", q.Get("since"), now); err != nil {
+		return f, err
+	}
+	if f.Until, err = suggestions.ParseTime("until", q.Get("until"), now); err != nil {
+		return f, err
+	}
+	return f, suggestions.CheckFilter(f)
+}
+
+func (a *API) listSuggestions(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	f, err := suggestionFilter(q, true)
+	if err != nil {
+		return err
+	}
+	if q.Has("format") || q.Has("accepted") {
+		return hone.FieldError("format", "format and accepted are parameters of GET /suggestions/export")
+	}
+	if f.Limit, err = intParam(q.Get("limit"), "limit", 1, 1000); err != nil {
+		return err
+	}
+	if f.Limit == 0 {
+		f.Limit = 100
+	}
+	out := SuggestionList{Records: []json.RawMessage{}}
+	if err := a.Suggestions.Each(r.Context(), f, func(rec *suggestions.Record) error {
+		out.Records = append(out.Records, rec.Raw)
+		return nil
+	}); err != nil {
+		return err
+	}
+	server.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (a *API) suggestionStats(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	if q.Has("limit") || q.Has("format") || q.Has("accepted") {
+		for _, name := range []string{"limit", "format", "accepted"} {
+			if q.Has(name) {
+				return hone.FieldError(name, "unknown query parameter %q: this endpoint takes server, version, since, until", name)
+			}
+		}
+	}
+	f, err := suggestionFilter(q, false)
+	if err != nil {
+		return err
+	}
+	st, err := a.Suggestions.Stats(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	server.WriteJSON(w, http.StatusOK, st)
+	return nil
+}
+
+func (a *API) exportSuggestions(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	if q.Has("limit") {
+		return hone.FieldError("limit", "an export has every record the filters pick: leave limit out")
+	}
+	f, err := suggestionFilter(q, true)
+	if err != nil {
+		return err
+	}
+	o := suggestions.ExportOptions{Format: strings.TrimSpace(q.Get("format")), Filter: f}
+	switch v := strings.TrimSpace(q.Get("accepted")); v {
+	case "", "false":
+	case "true":
+		o.Accepted = true
+	default:
+		return hone.FieldError("accepted", "accepted must be true or false, not %q", v)
+	}
+	if !contains(suggestions.Formats, o.Format) {
+		return hone.FieldError("format", "format must be sft, ranking or dpo, not %q", o.Format)
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Content-Disposition", `attachment; filename="suggestions-`+o.Format+`.jsonl"`)
+	_, err = a.Suggestions.Export(r.Context(), w, o)
+	return err
+}
+
+func (a *API) forgetSuggestions(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	for name := range q {
+		if name != "session" && name != "server" {
+			return hone.FieldError(name, "unknown query parameter %q: this endpoint takes session and server", name)
+		}
+	}
+	out, err := a.Suggestions.Forget(r.Context(), q.Get("server"), q.Get("session"))
+	if err != nil {
+		return err
+	}
+	server.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
