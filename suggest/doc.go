@@ -11,7 +11,9 @@
 // suggestions (exact, partial, prefix or none, in the spec's order),
 // finalises the record and hands it to the Tracker's Sink without waiting.
 //
-// The JSONL sink appends each record as one self-contained line to
+// Two sinks ship with it. The HTTP sink batches records to a hone server
+// (POST /api/v1/suggestions), retrying with backoff and buffering while it
+// is down. The JSONL sink appends each record as one self-contained line to
 // <root>/<server>/<session>/suggestion_history.jsonl from a background
 // writer; ReadJSONL and Walk read such files back, skipping a torn last
 // line with a warning. Recording is opt-in: EnabledFromEnv reads

@@ -52,8 +52,8 @@ type JSONLOptions struct {
 	// Redactor redacts each record before it is written; nil writes them
 	// as they are.
 	Redactor *Redactor
-	// OnError is told of each write that failed (nil: ignored, but
-	// counted in Failed).
+	// OnError is told of each record or write that failed (nil: ignored,
+	// but counted in Failed); it is called from one goroutine at a time.
 	OnError func(error)
 }
 
@@ -71,6 +71,7 @@ type JSONL struct {
 	written atomic.Int64
 	failed  atomic.Int64
 
+	errMu     sync.Mutex
 	closeOnce sync.Once
 	mu        sync.RWMutex
 	closed    bool
@@ -210,9 +211,7 @@ func (j *JSONL) run() {
 			}
 			if err := j.write(path, out); err != nil {
 				j.failed.Add(count)
-				if j.opts.OnError != nil {
-					j.opts.OnError(err)
-				}
+				j.report(err)
 			} else {
 				j.written.Add(count)
 			}
@@ -222,6 +221,16 @@ func (j *JSONL) run() {
 		}
 		clear(batch)
 	}
+}
+
+// report tells OnError of err, one call at a time.
+func (j *JSONL) report(err error) {
+	if j.opts.OnError == nil {
+		return
+	}
+	j.errMu.Lock()
+	defer j.errMu.Unlock()
+	j.opts.OnError(err)
 }
 
 // minPart is the fewest records worth encoding on another goroutine.
@@ -251,9 +260,7 @@ func (j *JSONL) encode(e *encoded, records []*Record) {
 		buf.Reset()
 		if err := enc.Encode(j.opts.Redactor.Record(r)); err != nil {
 			j.failed.Add(1)
-			if j.opts.OnError != nil {
-				j.opts.OnError(fmt.Errorf("encode suggestion record %s: %w", r.ID, err))
-			}
+			j.report(fmt.Errorf("encode suggestion record %s: %w", r.ID, err))
 			continue
 		}
 		path := filepath.Join(j.opts.Root, PathPart(r.Server), PathPart(r.Session), HistoryFile)
@@ -273,9 +280,13 @@ func (j *JSONL) write(path string, b []byte) error {
 			return fmt.Errorf("suggestion history: %w", err)
 		}
 		var err error
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {
 			return fmt.Errorf("suggestion history: %w", err)
+		}
+		if err := endLine(f); err != nil {
+			f.Close()
+			return fmt.Errorf("suggestion history: %s: %w", path, err)
 		}
 		if len(j.files) >= maxOpenFiles {
 			for p, old := range j.files {
@@ -289,6 +300,23 @@ func (j *JSONL) write(path string, b []byte) error {
 		return fmt.Errorf("suggestion history: write %s: %w", path, err)
 	}
 	return nil
+}
+
+// endLine ends a torn last line, left by a writer that stopped mid-line,
+// so that the next record starts a line of its own.
+func endLine(f *os.File) error {
+	info, err := f.Stat()
+	if err != nil || info.Size() == 0 {
+		return err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, info.Size()-1); err != nil {
+		return err
+	}
+	if last[0] != '\n' {
+		_, err = f.Write([]byte{'\n'})
+	}
+	return err
 }
 
 // maxBatch bounds the records written at once.

@@ -1,6 +1,7 @@
 package suggest
 
 import (
+	"encoding/json"
 	"regexp"
 )
 
@@ -126,6 +127,18 @@ func (r *Redactor) value(v any) any {
 			out[i] = r.value(x).(map[string]any)
 		}
 		return out
+	case nil, bool, float64, float32, int, int64, int32, uint, uint64, uint32, json.Number:
+		return v
 	}
-	return v
+	// Any other value (map[string]string, structs, []byte …) is redacted
+	// in its JSON form, which is what would be written.
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var generic any
+	if json.Unmarshal(b, &generic) != nil {
+		return v
+	}
+	return r.value(generic)
 }

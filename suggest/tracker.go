@@ -126,7 +126,8 @@ func (t *Tracker) cycle(step int) int {
 
 // Submit finalises the round with what the person submitted and the block
 // it created (nil for none), hands the record to the sink without waiting,
-// and returns it. It returns nil, and records nothing, when no round is
+// and returns it: the sink reads it in the background, so the caller must
+// not change it. It returns nil, and records nothing, when no round is
 // pending or the input starts with the skip prefix (which ends the round).
 func (t *Tracker) Submit(actualInput string, resultBlock *int) *Record {
 	now := t.opts.Now()

@@ -126,7 +126,7 @@ long people think (time to action p50/p90/p99, within 1%); how much they
 cycle; whether more context or more tokens go with better suggestions; and the
 five negative signals: viewed_but_rejected, long_think_rejected (no match
 after 10 s or more), many_cycles (5 presses or more), partial_match and
-cycled_back. The time filters count whole hours. --json prints what
+cycled_back. The time filters count whole days (UTC). --json prints what
 GET /api/v1/suggestions/stats answers.`,
 		Example: `  hone suggestions stats
   hone suggestions stats --version v2 --since 7d`,

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/honehq/hone/internal/suggestions"
 )
@@ -23,8 +22,8 @@ const insertSuggestion = `INSERT INTO suggestion_records (id, ts, server, sessio
 	accepted_index, suggestions, cycle_count, time_to_action_ms, context_block_count, total_tokens, viewed_but_rejected,
 	cycled_back, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id`
 
-const upsertRollup = `INSERT INTO suggestion_rollups (kind, hour, server, version, k1, k2, n) VALUES (?, ?, ?, ?, ?, ?, ?)
-	ON CONFLICT (kind, hour, server, version, k1, k2) DO UPDATE SET n = suggestion_rollups.n + excluded.n`
+const upsertRollup = `INSERT INTO suggestion_rollups (kind, day, server, version, k1, k2, n) VALUES (?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (kind, day, server, version, k1, k2) DO UPDATE SET n = suggestion_rollups.n + excluded.n`
 
 // Add stores the new records and their rollups in one transaction.
 func (ss *SuggestionStore) Add(ctx context.Context, recs []*suggestions.Record, deltas func([]*suggestions.Record) []suggestions.Rollup) (int, error) {
@@ -56,7 +55,7 @@ func (ss *SuggestionStore) Add(ctx context.Context, recs []*suggestions.Record, 
 func (ss *SuggestionStore) applyRollups(ctx context.Context, tx *Tx, rows []suggestions.Rollup) error {
 	negative := false
 	for _, r := range rows {
-		if _, err := tx.exec(ctx, upsertRollup, r.Kind, r.Hour.UTC(), r.Server, r.Version, r.K1, r.K2, r.N); err != nil {
+		if _, err := tx.exec(ctx, upsertRollup, r.Kind, r.Day.UTC(), r.Server, r.Version, r.K1, r.K2, r.N); err != nil {
 			return fmt.Errorf("count suggestion records: %w", err)
 		}
 		negative = negative || r.N < 0
@@ -87,10 +86,10 @@ func suggestionWhere(f suggestions.Filter, rollups bool) (string, []any) {
 	column := "ts"
 	since, until := f.Since, f.Until
 	if rollups {
-		column = "hour"
-		since = since.Truncate(time.Hour)
-		if !until.IsZero() && !until.Equal(until.Truncate(time.Hour)) {
-			until = until.Truncate(time.Hour).Add(time.Hour)
+		column = "day"
+		since = since.Truncate(suggestions.Day)
+		if !until.IsZero() && !until.Equal(until.Truncate(suggestions.Day)) {
+			until = until.Truncate(suggestions.Day).Add(suggestions.Day)
 		}
 	} else {
 		if f.Session != "" {
@@ -120,22 +119,22 @@ func (ss *SuggestionStore) Rollups(ctx context.Context, f suggestions.Filter) ([
 	ctx, cancel := ss.db.limit(ctx)
 	defer cancel()
 	where, args := suggestionWhere(f, true)
-	q := `SELECT kind, CASE WHEN kind = 'match' THEN ` + ss.db.timeText("hour") + ` END,
+	q := `SELECT kind, CASE WHEN kind = 'match' THEN ` + ss.db.timeText("day") + ` END,
 		CASE WHEN kind = 'match' THEN version ELSE '' END, k1, k2, SUM(n) FROM suggestion_rollups` + where + `
-		GROUP BY kind, CASE WHEN kind = 'match' THEN ` + ss.db.timeText("hour") + ` END, CASE WHEN kind = 'match' THEN version ELSE '' END, k1, k2`
+		GROUP BY kind, CASE WHEN kind = 'match' THEN ` + ss.db.timeText("day") + ` END, CASE WHEN kind = 'match' THEN version ELSE '' END, k1, k2`
 	rows, err := ss.db.query(ctx, q, args...)
 	return collect(rows, err, "suggestion statistics", func(row scanner) (suggestions.Rollup, error) {
 		var r suggestions.Rollup
-		var hour rawTime
-		if err := row.Scan(&r.Kind, &hour, &r.Version, &r.K1, &r.K2, &r.N); err != nil {
+		var day rawTime
+		if err := row.Scan(&r.Kind, &day, &r.Version, &r.K1, &r.K2, &r.N); err != nil {
 			return r, err
 		}
-		if hour.valid {
-			t, err := hour.Time()
+		if day.valid {
+			t, err := day.Time()
 			if err != nil {
 				return r, err
 			}
-			r.Hour = t
+			r.Day = t
 		}
 		return r, nil
 	})

@@ -7,7 +7,7 @@
 // training sets, and forgets a session on request.
 //
 // Statistics are read from rollups kept beside the records: each record,
-// when it is stored, adds one to the counts of its hour, server and
+// when it is stored, adds one to the counts of its day, server and
 // version under each question, so that the statistics of a million
 // records read a few thousand rows.
 package suggestions

@@ -22,11 +22,15 @@ const (
 	KindSignal      = "signal"      // K1 negative signal
 )
 
-// Rollup is one count: of the records of an hour, server and version under
-// one question's key.
+// Day is the time unit of the rollups: the statistics count whole days
+// (UTC).
+const Day = 24 * time.Hour
+
+// Rollup is one count: of the records of a day (UTC), server and version
+// under one question's key.
 type Rollup struct {
 	Kind    string
-	Hour    time.Time
+	Day     time.Time
 	Server  string
 	Version string
 	K1, K2  string
@@ -36,7 +40,7 @@ type Rollup struct {
 // rollupKey is a Rollup without its count.
 type rollupKey struct {
 	kind    string
-	hour    int64
+	day     int64
 	server  string
 	version string
 	k1, k2  string
@@ -80,7 +84,7 @@ func signals(r *Record) []string {
 func Rollups(recs []*Record, sign int64) []Rollup {
 	counts := map[rollupKey]int64{}
 	for _, r := range recs {
-		base := rollupKey{hour: r.TS.Truncate(time.Hour).Unix(), server: r.Server, version: r.Version}
+		base := rollupKey{day: r.TS.Truncate(Day).Unix(), server: r.Server, version: r.Version}
 		add := func(kind, k1, k2 string) {
 			k := base
 			k.kind, k.k1, k.k2 = kind, k1, k2
@@ -107,7 +111,7 @@ func Rollups(recs []*Record, sign int64) []Rollup {
 	}
 	out := make([]Rollup, 0, len(counts))
 	for k, n := range counts {
-		out = append(out, Rollup{Kind: k.kind, Hour: time.Unix(k.hour, 0).UTC(), Server: k.server, Version: k.version, K1: k.k1, K2: k.k2, N: n})
+		out = append(out, Rollup{Kind: k.kind, Day: time.Unix(k.day, 0).UTC(), Server: k.server, Version: k.version, K1: k.k1, K2: k.k2, N: n})
 	}
 	return out
 }

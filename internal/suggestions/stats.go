@@ -114,7 +114,7 @@ type Filter struct {
 	Version string
 	Model   string
 	// Since and Until bound the submit time; the statistics count whole
-	// hours (Since rounded down, Until up).
+	// days, UTC (Since rounded down, Until up).
 	Since, Until time.Time
 	// MatchType picks one match type (exports).
 	MatchType string
@@ -148,7 +148,7 @@ func Compute(rows []Rollup) *Stats {
 			s.Total += r.N
 			s.ByMatchType[r.K1] += r.N
 			group(s.ByVersion, r.Version).add(r.K1, r.N)
-			k := dayVersion{r.Hour.UTC().Format(time.DateOnly), r.Version}
+			k := dayVersion{r.Day.UTC().Format(time.DateOnly), r.Version}
 			p := days[k]
 			if p == nil {
 				p = &Point{Day: k.day, Version: k.version}

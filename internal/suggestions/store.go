@@ -8,7 +8,7 @@ type Store interface {
 	// gives for those, in one transaction, and returns how many were new.
 	Add(ctx context.Context, recs []*Record, deltas func(added []*Record) []Rollup) (int, error)
 	// Rollups sums the rollups of the records the filter picks (its
-	// server, version and hours), by kind, key and, for KindMatch, hour
+	// server, version and days), by kind, key and, for KindMatch, day
 	// and version.
 	Rollups(ctx context.Context, f Filter) ([]Rollup, error)
 	// Each calls fn with the records the filter picks, oldest first, Raw

@@ -1,7 +1,7 @@
 -- +goose Up
 -- Suggestion tracking: each record as received (raw, every field) with the
 -- figures hone counts by, and the rollups the statistics read: one count
--- per kind of question, hour, server, version and key.
+-- per kind of question, day (UTC), server, version and key.
 CREATE TABLE suggestion_records (
     id                  TEXT PRIMARY KEY,
     ts                  TIMESTAMPTZ NOT NULL,
@@ -26,15 +26,15 @@ CREATE INDEX suggestion_records_ts ON suggestion_records (ts);
 
 CREATE TABLE suggestion_rollups (
     kind    TEXT NOT NULL,
-    hour    TIMESTAMPTZ NOT NULL,
+    day     TIMESTAMPTZ NOT NULL,
     server  TEXT NOT NULL,
     version TEXT NOT NULL,
     k1      TEXT NOT NULL,
     k2      TEXT NOT NULL,
     n       BIGINT NOT NULL,
-    PRIMARY KEY (kind, hour, server, version, k1, k2)
+    PRIMARY KEY (kind, day, server, version, k1, k2)
 );
-CREATE INDEX suggestion_rollups_hour ON suggestion_rollups (hour);
+CREATE INDEX suggestion_rollups_day ON suggestion_rollups (day);
 
 -- +goose Down
 DROP TABLE suggestion_rollups;
