@@ -275,6 +275,13 @@ func (tx *Tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row 
 	return tx.QueryRowContext(ctx, tx.db.q(query), args...)
 }
 
+func (tx *Tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := tx.prepared(query); st != nil {
+		return tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
+	return tx.QueryContext(ctx, tx.db.q(query), args...)
+}
+
 // prepared returns the SQLite writer's prepared statement for query, or nil
 // on PostgreSQL, whose driver keeps its own statement cache per connection.
 // A statement not prepared yet is prepared once the transaction is over: the

@@ -18,9 +18,22 @@ func (db *DB) Suggestions() *SuggestionStore { return &SuggestionStore{db} }
 
 var _ suggestions.Store = (*SuggestionStore)(nil)
 
-const insertSuggestion = `INSERT INTO suggestion_records (id, ts, server, session, version, model, temperature, match_type,
-	accepted_index, suggestions, cycle_count, time_to_action_ms, context_block_count, total_tokens, viewed_but_rejected,
-	cycled_back, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id`
+// suggestionInsertColumns are the columns a record is stored in.
+const suggestionInsertColumns = `id, ts, server, session, version, model, temperature, match_type, accepted_index, suggestions,
+	cycle_count, time_to_action_ms, context_block_count, total_tokens, viewed_but_rejected, cycled_back, raw`
+
+// insertRows is how many records one INSERT stores.
+const insertRows = 32
+
+// insertSuggestions is the INSERT of n records, answering the ids of those
+// that were new.
+func insertSuggestions(n int) string {
+	row := "(" + placeholders(17) + ")"
+	return `INSERT INTO suggestion_records (` + suggestionInsertColumns + `) VALUES ` + row + strings.Repeat(", "+row, n-1) +
+		` ON CONFLICT (id) DO NOTHING RETURNING id`
+}
+
+var insertFull = insertSuggestions(insertRows)
 
 const upsertRollup = `INSERT INTO suggestion_rollups (kind, day, server, version, k1, k2, n) VALUES (?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (kind, day, server, version, k1, k2) DO UPDATE SET n = suggestion_rollups.n + excluded.n`
@@ -32,17 +45,37 @@ func (ss *SuggestionStore) Add(ctx context.Context, recs []*suggestions.Record, 
 	var added []*suggestions.Record
 	err := ss.db.update(ctx, func(tx *Tx) error {
 		added = added[:0]
-		for _, r := range recs {
-			var id string
-			err := tx.queryRow(ctx, insertSuggestion, r.ID, r.TS.UTC(), r.Server, r.Session, r.Version, r.Model, r.Temperature,
-				r.MatchType, r.AcceptedIndex, r.Suggestions, r.CycleCount, r.TimeToActionMS, r.ContextBlockCount, r.TotalTokens,
-				r.ViewedButRejected, r.CycledBack, string(r.Raw)).Scan(&id)
-			if err == sql.ErrNoRows {
-				continue
-			} else if err != nil {
-				return fmt.Errorf("store suggestion record %q: %w", r.ID, err)
+		args := make([]any, 0, 17*insertRows)
+		for start := 0; start < len(recs); start += insertRows {
+			part := recs[start:min(start+insertRows, len(recs))]
+			args = args[:0]
+			byID := make(map[string]*suggestions.Record, len(part))
+			for _, r := range part {
+				args = append(args, r.ID, r.TS.UTC(), r.Server, r.Session, r.Version, r.Model, r.Temperature, r.MatchType,
+					r.AcceptedIndex, r.Suggestions, r.CycleCount, r.TimeToActionMS, r.ContextBlockCount, r.TotalTokens,
+					r.ViewedButRejected, r.CycledBack, string(r.Raw))
+				if _, dup := byID[r.ID]; !dup {
+					byID[r.ID] = r
+				}
 			}
-			added = append(added, r)
+			q := insertFull
+			if len(part) < insertRows {
+				q = insertSuggestions(len(part))
+			}
+			rows, err := tx.query(ctx, q, args...)
+			ids, err := collect(rows, err, "stored suggestion records", func(row scanner) (string, error) {
+				var id string
+				return id, row.Scan(&id)
+			})
+			if err != nil {
+				return fmt.Errorf("store suggestion records: %w", err)
+			}
+			for _, id := range ids {
+				if r := byID[id]; r != nil {
+					added = append(added, r)
+					delete(byID, id)
+				}
+			}
 		}
 		return ss.applyRollups(ctx, tx, deltas(added))
 	})

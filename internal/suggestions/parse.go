@@ -40,9 +40,9 @@ type wire struct {
 	Server                 *string         `json:"server"`
 	TriggerBlock           *int            `json:"trigger_block"`
 	ResultBlock            *int            `json:"result_block"`
-	Context                json.RawMessage `json:"context"`
-	LLMRequest             json.RawMessage `json:"llm_request"`
-	LLMResponse            json.RawMessage `json:"llm_response"`
+	Context                *contextShape   `json:"context"`
+	LLMRequest             *llmRequest     `json:"llm_request"`
+	LLMResponse            *llmResponse    `json:"llm_response"`
 	Suggestions            []string        `json:"suggestions"`
 	Version                *string         `json:"suggestion_node_version"`
 	ViewedIndices          []int           `json:"viewed_indices"`
@@ -59,7 +59,13 @@ type wire struct {
 	FetchLatencyMS         *float64        `json:"fetch_latency_ms"`
 }
 
-// llmRequest and llmResponse are the parts of the LLM call hone counts by.
+// contextShape is the part of the context hone counts by.
+type contextShape struct {
+	Blocks []json.RawMessage `json:"blocks"`
+}
+
+// llmRequest and llmResponse are the parts of the LLM call hone counts by;
+// the rest of them is kept in the record's Raw.
 type llmRequest struct {
 	Model       *string  `json:"model"`
 	Temperature *float64 `json:"temperature"`
@@ -186,37 +192,16 @@ func Parse(raw []byte) (*Record, error) {
 	if w.TimeToActionMS != nil {
 		r.TimeToActionMS = *w.TimeToActionMS
 	}
-	if w.ContextBlockCount == nil {
-		var c struct {
-			Blocks []json.RawMessage `json:"blocks"`
-		}
-		if json.Unmarshal(w.Context, &c) == nil {
-			r.ContextBlockCount = len(c.Blocks)
-		}
+	if w.ContextBlockCount == nil && w.Context != nil {
+		r.ContextBlockCount = len(w.Context.Blocks)
 	}
-	for _, f := range []struct {
-		name string
-		raw  json.RawMessage
-	}{{"context", w.Context}, {"llm_request", w.LLMRequest}, {"llm_response", w.LLMResponse}} {
-		if len(f.raw) > 0 && f.raw[0] != '{' && string(f.raw) != "null" {
-			return nil, hone.FieldError(f.name, "%s must be an object or null", f.name)
-		}
-	}
-	if len(w.LLMRequest) > 0 && w.LLMRequest[0] == '{' {
-		var q llmRequest
-		if err := json.Unmarshal(w.LLMRequest, &q); err != nil {
-			return nil, jsonError(err, "llm_request.")
-		}
+	if q := w.LLMRequest; q != nil {
 		if q.Model != nil {
 			r.Model = strings.TrimSpace(hone.CleanText(*q.Model))
 		}
 		r.Temperature = q.Temperature
 	}
-	if len(w.LLMResponse) > 0 && w.LLMResponse[0] == '{' {
-		var p llmResponse
-		if err := json.Unmarshal(w.LLMResponse, &p); err != nil {
-			return nil, jsonError(err, "llm_response.")
-		}
+	if p := w.LLMResponse; p != nil {
 		if r.Model == "" && p.Model != nil {
 			r.Model = strings.TrimSpace(hone.CleanText(*p.Model))
 		}
