@@ -25,8 +25,10 @@ import (
 	"github.com/honehq/hone/internal/llm/llmtest"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
+	"github.com/honehq/hone/internal/suggestions"
 	"github.com/honehq/hone/internal/tuning"
 	"github.com/honehq/hone/internal/workshop"
+	"github.com/honehq/hone/suggest"
 )
 
 // route is one endpoint, with its path relative to api.Prefix.
@@ -540,6 +542,18 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		{"Reacted", jsonFields(reflect.TypeFor[learning.Reacted]()), true},
 		{"AlertType", jsonFields(reflect.TypeFor[learning.AlertType]()), true},
 		{"AlertTypeList", jsonFields(reflect.TypeFor[api.AlertTypeList]()), true},
+
+		{"SuggestionRecord", jsonFields(reflect.TypeFor[suggest.Record]()), false},
+		{"IngestResult", jsonFields(reflect.TypeFor[suggestions.Result]()), true},
+		{"SuggestionLineError", jsonFields(reflect.TypeFor[suggestions.LineError]()), true},
+		{"SuggestionList", jsonFields(reflect.TypeFor[api.SuggestionList]()), true},
+		{"Forgotten", jsonFields(reflect.TypeFor[suggestions.Forgotten]()), true},
+		{"SuggestionStats", jsonFields(reflect.TypeFor[suggestions.Stats]()), true},
+		{"SuggestionGroup", jsonFields(reflect.TypeFor[suggestions.Group]()), true},
+		{"SuggestionPercentiles", jsonFields(reflect.TypeFor[suggestions.Percentiles]()), true},
+		{"SuggestionPoint", jsonFields(reflect.TypeFor[suggestions.Point]()), true},
+		{"SuggestionBin", jsonFields(reflect.TypeFor[suggestions.Bin]()), true},
+		{"SuggestionThresholds", jsonFields(reflect.TypeFor[suggestions.Thresholds]()), true},
 	} {
 		t.Run(c.schema, func(t *testing.T) {
 			s, ok := d.Components.Schemas[c.schema]
@@ -550,7 +564,11 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("properties %v, the Go type has %v", got, want)
 			}
-			if s.AdditionalProperties == nil || *s.AdditionalProperties {
+			if _, open := openSchemas[c.schema]; open {
+				if s.AdditionalProperties == nil || !*s.AdditionalProperties {
+					t.Error("additionalProperties is not true: this schema keeps the fields it does not list")
+				}
+			} else if s.AdditionalProperties == nil || *s.AdditionalProperties {
 				t.Error("additionalProperties is not false")
 			}
 			for _, r := range s.Required {
@@ -627,6 +645,78 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 	}
 	if want := []string{workshop.TierHigh, workshop.TierLower, workshop.TierMedium}; !slices.Equal(slices.Sorted(slices.Values(tiers)), want) {
 		t.Errorf("disagreement tiers %q, want %q", tiers, want)
+	}
+}
+
+// openSchemas are the schemas of bodies whose fields not listed are kept,
+// not refused (additionalProperties true), with why.
+var openSchemas = map[string]string{
+	// A suggestion record is kept exactly as received, with every field:
+	// the suggest library's JSONL lines may carry fields hone does not read.
+	"SuggestionRecord": "suggestions.Parse reads the fields it knows and keeps the record whole",
+}
+
+// TestOpenAPISuggestionEnums holds the enumerations of suggestion tracking
+// in openapi.json to the domain's.
+func TestOpenAPISuggestionEnums(t *testing.T) {
+	doc := confDoc(t)
+	strs := func(pointer string) []string {
+		t.Helper()
+		list, ok := resolve(doc, pointer).([]any)
+		if !ok {
+			t.Fatalf("openapi.json has no list at %s", pointer)
+		}
+		var out []string
+		for _, v := range list {
+			s, _ := v.(string)
+			out = append(out, s)
+		}
+		return out
+	}
+	keys := func(pointer string) []string {
+		t.Helper()
+		m, ok := resolve(doc, pointer).(map[string]any)
+		if !ok {
+			t.Fatalf("openapi.json has no object at %s", pointer)
+		}
+		return slices.Sorted(maps.Keys(m))
+	}
+	matches := []string{suggest.MatchExact, suggest.MatchPartial, suggest.MatchPrefix, suggest.MatchNone}
+	stats := "/components/schemas/SuggestionStats/properties"
+	for _, c := range []struct {
+		what      string
+		got, want []string
+	}{
+		{"the format parameter", strs("/paths/~1suggestions~1export/get/parameters/0/schema/enum"), suggestions.Formats},
+		{"the match_type parameter", strs("/components/parameters/SuggestionMatchType/schema/enum"), matches},
+		{"the record's match_type", strs("/components/schemas/SuggestionRecord/properties/match_type/enum")[:4], matches},
+		{"by_match_type", keys(stats + "/by_match_type/properties"), slices.Sorted(slices.Values(matches))},
+		{"by_context_size", strs(stats + "/by_context_size/propertyNames/enum"), suggestions.ContextClasses},
+		{"by_tokens", strs(stats + "/by_tokens/propertyNames/enum"), suggestions.TokenClasses},
+		{"negative_signals", strs(stats + "/negative_signals/required"), suggestions.Signals},
+		{"negative_signals' properties", keys(stats + "/negative_signals/properties"), slices.Sorted(slices.Values(suggestions.Signals))},
+	} {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("%s: %q in openapi.json, the domain has %q", c.what, c.got, c.want)
+		}
+	}
+	if got := resolve(doc, "/paths/~1suggestions~1export/get/parameters/0/name"); got != "format" {
+		t.Errorf("the export's first parameter is %v, not format", got)
+	}
+	for _, c := range []struct {
+		pointer string
+		want    float64
+	}{
+		{"/components/schemas/SuggestionRecord/properties/id/maxLength", suggestions.MaxIDLength},
+		{"/components/schemas/SuggestionRecord/properties/session/maxLength", suggestions.MaxNameLength},
+		{"/components/schemas/SuggestionRecord/properties/server/maxLength", suggestions.MaxNameLength},
+		{"/components/schemas/SuggestionRecord/properties/suggestion_node_version/maxLength", suggestions.MaxNameLength},
+		{"/components/parameters/SuggestionServer/schema/maxLength", suggestions.MaxNameLength},
+		{"/components/schemas/SuggestionStats/properties/time_histogram/minItems", float64(len(suggestions.Compute(nil).TimeHistogram))},
+	} {
+		if got := resolve(doc, c.pointer); got != c.want {
+			t.Errorf("%s is %v, the domain has %v", c.pointer, got, c.want)
+		}
 	}
 }
 

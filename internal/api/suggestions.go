@@ -92,8 +92,10 @@ func (a *API) listSuggestions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if q.Has("format") || q.Has("accepted") {
-		return hone.FieldError("format", "format and accepted are parameters of GET /suggestions/export")
+	for _, name := range []string{"format", "accepted"} {
+		if q.Has(name) {
+			return hone.FieldError(name, "format and accepted are parameters of GET /suggestions/export")
+		}
 	}
 	if f.Limit, err = intParam(q.Get("limit"), "limit", 1, 1000); err != nil {
 		return err
@@ -153,10 +155,13 @@ func (a *API) exportSuggestions(w http.ResponseWriter, r *http.Request) error {
 	if !contains(suggestions.Formats, o.Format) {
 		return hone.FieldError("format", "format must be sft, ranking or dpo, not %q", o.Format)
 	}
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.Header().Set("Content-Disposition", `attachment; filename="suggestions-`+o.Format+`.jsonl"`)
-	_, err = a.Suggestions.Export(r.Context(), w, o)
-	return err
+	// As a download: an error before the first line is answered as any
+	// other (without the attachment's headers), one after it breaks the
+	// connection rather than end the file with an error body.
+	return server.Download(w, "suggestions-"+o.Format+".jsonl", "application/x-ndjson", func(w io.Writer) error {
+		_, err := a.Suggestions.Export(r.Context(), w, o)
+		return err
+	})
 }
 
 func (a *API) forgetSuggestions(w http.ResponseWriter, r *http.Request) error {
@@ -166,7 +171,17 @@ func (a *API) forgetSuggestions(w http.ResponseWriter, r *http.Request) error {
 			return hone.FieldError(name, "unknown query parameter %q: this endpoint takes session and server", name)
 		}
 	}
-	out, err := a.Suggestions.Forget(r.Context(), q.Get("server"), q.Get("session"))
+	// The names are cleaned as the records' are when stored (a NUL or a
+	// byte that is not UTF-8 names nothing, and PostgreSQL refuses them).
+	var names [2]string
+	for i, name := range []string{"session", "server"} {
+		v := strings.TrimSpace(hone.CleanText(q.Get(name)))
+		if hone.Chars(v) > suggestions.MaxNameLength {
+			return hone.FieldError(name, "%s is longer than %d characters", name, suggestions.MaxNameLength)
+		}
+		names[i] = v
+	}
+	out, err := a.Suggestions.Forget(r.Context(), names[1], names[0])
 	if err != nil {
 		return err
 	}

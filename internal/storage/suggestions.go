@@ -176,7 +176,9 @@ func (ss *SuggestionStore) Rollups(ctx context.Context, f suggestions.Filter) ([
 const suggestionColumns = `id, ` + `%s, server, session, version, model, temperature, match_type, accepted_index, suggestions,
 	cycle_count, time_to_action_ms, context_block_count, total_tokens, viewed_but_rejected, cycled_back`
 
-func (ss *SuggestionStore) columns() string { return fmt.Sprintf(suggestionColumns, ss.db.timeText("ts")) }
+func (ss *SuggestionStore) columns() string {
+	return fmt.Sprintf(suggestionColumns, ss.db.timeText("ts"))
+}
 
 func scanSuggestion(row scanner, extra ...any) (*suggestions.Record, error) {
 	var r suggestions.Record

@@ -42,4 +42,3 @@ func CheckFilter(f Filter) error {
 	}
 	return nil
 }
-

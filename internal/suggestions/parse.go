@@ -34,29 +34,29 @@ type LineError struct {
 
 // wire is a record as sent: pointers tell a field left out from a zero.
 type wire struct {
-	ID                     *string         `json:"id"`
-	TS                     *float64        `json:"ts"`
-	Session                *string         `json:"session"`
-	Server                 *string         `json:"server"`
-	TriggerBlock           *int            `json:"trigger_block"`
-	ResultBlock            *int            `json:"result_block"`
-	Context                *contextShape   `json:"context"`
-	LLMRequest             *llmRequest     `json:"llm_request"`
-	LLMResponse            *llmResponse    `json:"llm_response"`
-	Suggestions            []string        `json:"suggestions"`
-	Version                *string         `json:"suggestion_node_version"`
-	ViewedIndices          []int           `json:"viewed_indices"`
-	CycleCount             *int            `json:"cycle_count"`
-	DisplayedIndexAtSubmit *int            `json:"displayed_index_at_submit"`
-	AcceptedIndex          *int            `json:"accepted_index"`
-	ActualInput            *string         `json:"actual_input"`
-	MatchType              *string         `json:"match_type"`
-	TimeToActionMS         *float64        `json:"time_to_action_ms"`
-	ContextBlockCount      *int            `json:"context_block_count"`
-	FetchStartTS           *float64        `json:"fetch_start_ts"`
-	FetchEndTS             *float64        `json:"fetch_end_ts"`
-	SubmitTS               *float64        `json:"submit_ts"`
-	FetchLatencyMS         *float64        `json:"fetch_latency_ms"`
+	ID                     *string       `json:"id"`
+	TS                     *float64      `json:"ts"`
+	Session                *string       `json:"session"`
+	Server                 *string       `json:"server"`
+	TriggerBlock           *int          `json:"trigger_block"`
+	ResultBlock            *int          `json:"result_block"`
+	Context                *contextShape `json:"context"`
+	LLMRequest             *llmRequest   `json:"llm_request"`
+	LLMResponse            *llmResponse  `json:"llm_response"`
+	Suggestions            []string      `json:"suggestions"`
+	Version                *string       `json:"suggestion_node_version"`
+	ViewedIndices          []int         `json:"viewed_indices"`
+	CycleCount             *int          `json:"cycle_count"`
+	DisplayedIndexAtSubmit *int          `json:"displayed_index_at_submit"`
+	AcceptedIndex          *int          `json:"accepted_index"`
+	ActualInput            *string       `json:"actual_input"`
+	MatchType              *string       `json:"match_type"`
+	TimeToActionMS         *float64      `json:"time_to_action_ms"`
+	ContextBlockCount      *int          `json:"context_block_count"`
+	FetchStartTS           *float64      `json:"fetch_start_ts"`
+	FetchEndTS             *float64      `json:"fetch_end_ts"`
+	SubmitTS               *float64      `json:"submit_ts"`
+	FetchLatencyMS         *float64      `json:"fetch_latency_ms"`
 }
 
 // contextShape is the part of the context hone counts by.

@@ -27,6 +27,7 @@ func (u *UI) Routes() []server.Route {
 		{Method: "POST", Path: "/learnings/{id}/delete", Handler: u.removeLearning},
 		{Method: "POST", Path: "/learnings/{id}/keep", Handler: u.keepLearning},
 		{Method: "POST", Path: "/learnings/alert-types/{type}/enable", Handler: u.enableAlertType},
+		{Method: "GET", Path: "/suggestions", Handler: u.suggestionsPage},
 		{Method: "GET", Path: "/workshops", Handler: u.listWorkshops},
 		{Method: "POST", Path: "/workshops", Handler: u.createWorkshop},
 		{Method: "GET", Path: "/w/{id}/join/{token}", Handler: u.joinWorkshop, Open: true},

@@ -338,6 +338,7 @@ var signedIn = map[string]struct {
 	"POST /learnings/{id}/delete":               {http.StatusNotFound, ""},
 	"POST /learnings/{id}/keep":                 {http.StatusNotFound, ""},
 	"POST /learnings/alert-types/{type}/enable": {http.StatusSeeOther, "/learnings"},
+	"GET /suggestions":                          {http.StatusOK, ""},
 	"GET /no/such/page":                         {http.StatusNotFound, ""},
 	"GET /sessions/{id}/export.csv?x=1":         {http.StatusOK, ""},
 	"GET /workshops":                            {http.StatusOK, ""},
