@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/storage"
@@ -19,6 +20,7 @@ func TestExports(t *testing.T) {
 		sys := map[string]any{"role": "system", "content": "Suggest the next command."}
 		user := map[string]any{"role": "user", "content": `{"blocks": []}`}
 		var recs []*suggest.Record
+		clock := time.Date(2026, 1, 10, 9, 0, 0, 0, time.UTC)
 		for _, c := range []struct {
 			steps int
 			input string
@@ -30,7 +32,9 @@ func TestExports(t *testing.T) {
 			{1, "make", map[string]any{"messages": []any{sys, user}}},                      // none
 			{0, three[0], nil}, // exact without the request: no sft, no dpo
 		} {
-			tr := suggest.NewTracker(suggest.Options{Session: "s"})
+			clock = clock.Add(time.Second)
+			at := clock
+			tr := suggest.NewTracker(suggest.Options{Session: "s", Now: func() time.Time { return at }})
 			tr.Fetched(map[string]any{"cwd": "/p"}, three, c.req, nil, "v1")
 			for range c.steps {
 				tr.Next()

@@ -61,7 +61,7 @@ type UI struct {
 
 // pageNames are the pages the UI renders.
 var pageNames = []string{"sessions", "session", "metrics", "chat", "signin", "error", "message",
-	"learnings", "workshops", "w_start", "w_pending", "w_step", "w_done", "w_monitor", "w_analysis", "w_setup", "w_trace", "w_groups"}
+	"learnings", "suggestions", "workshops", "w_start", "w_pending", "w_step", "w_done", "w_monitor", "w_analysis", "w_setup", "w_trace", "w_groups"}
 
 // New returns the UI; its chat says what to set until EnableChat is called.
 func New(u *UI) (*UI, error) {
