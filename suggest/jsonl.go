@@ -155,10 +155,10 @@ func (j *JSONL) run() {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	parts := make([]*encoded, workers)
 	for i := range parts {
-		parts[i] = &encoded{bufs: map[string][]byte{}, counts: map[string]int64{}}
+		parts[i] = &encoded{files: map[sessionKey]*fileBuf{}}
 	}
 	batch := make([]*Record, 0, maxBatch)
-	var paths []string
+	var order []sessionKey
 	for r := range j.queue {
 		batch = append(batch[:0], r)
 	more:
@@ -179,35 +179,37 @@ func (j *JSONL) run() {
 		}
 		size := (len(batch) + n - 1) / n
 		var wg sync.WaitGroup
-		for i := range n {
+		for i := 1; i < n; i++ {
 			chunk := batch[min(i*size, len(batch)):min((i+1)*size, len(batch))]
-			if i == 0 {
-				continue
-			}
 			wg.Go(func() { j.encode(parts[i], chunk) })
 		}
 		j.encode(parts[0], batch[:min(size, len(batch))])
 		wg.Wait()
-		paths = paths[:0]
+		order = order[:0]
 		for _, p := range parts[:n] {
-			for path := range p.bufs {
-				if !slices.Contains(paths, path) {
-					paths = append(paths, path)
+			for _, k := range p.order {
+				if !slices.Contains(order, k) {
+					order = append(order, k)
 				}
 			}
 		}
-		for _, path := range paths {
+		for _, k := range order {
 			var out []byte
 			var count int64
+			var path string
 			for _, p := range parts[:n] {
-				if b, ok := p.bufs[path]; ok {
+				if f := p.files[k]; f != nil && f.n > 0 {
 					if out == nil {
-						out = b
+						out = f.buf.Bytes()
 					} else {
-						out = append(out, b...)
+						out = append(out, f.buf.Bytes()...)
 					}
-					count += p.counts[path]
+					count += f.n
+					path = f.path
 				}
+			}
+			if count == 0 {
+				continue
 			}
 			if err := j.write(path, out); err != nil {
 				j.failed.Add(count)
@@ -236,40 +238,57 @@ func (j *JSONL) report(err error) {
 // minPart is the fewest records worth encoding on another goroutine.
 const minPart = 32
 
-// encoded are lines encoded for each file, and how many.
+// sessionKey names a session's file.
+type sessionKey struct{ server, session string }
+
+// fileBuf are the lines encoded for one file.
+type fileBuf struct {
+	path string
+	buf  bytes.Buffer
+	enc  *json.Encoder
+	n    int64
+}
+
+// encoded are lines encoded for each file, in the order their files first
+// came.
 type encoded struct {
-	bufs   map[string][]byte
-	counts map[string]int64
-	spare  [][]byte
+	files map[sessionKey]*fileBuf
+	order []sessionKey
 }
 
 func (e *encoded) reset() {
-	for path, b := range e.bufs {
-		e.spare = append(e.spare, b[:0])
-		delete(e.bufs, path)
+	if len(e.files) > maxOpenFiles {
+		clear(e.files)
 	}
-	clear(e.counts)
+	for _, f := range e.files {
+		f.buf.Reset()
+		f.n = 0
+	}
+	e.order = e.order[:0]
 }
 
 // encode appends the records' lines to e.
 func (j *JSONL) encode(e *encoded, records []*Record) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
 	for _, r := range records {
-		buf.Reset()
-		if err := enc.Encode(j.opts.Redactor.Record(r)); err != nil {
+		k := sessionKey{r.Server, r.Session}
+		f := e.files[k]
+		if f == nil {
+			f = &fileBuf{path: filepath.Join(j.opts.Root, PathPart(r.Server), PathPart(r.Session), HistoryFile)}
+			f.enc = json.NewEncoder(&f.buf)
+			f.enc.SetEscapeHTML(false)
+			e.files[k] = f
+		}
+		if f.n == 0 {
+			e.order = append(e.order, k)
+		}
+		mark := f.buf.Len()
+		if err := f.enc.Encode(j.opts.Redactor.Record(r)); err != nil {
+			f.buf.Truncate(mark)
 			j.failed.Add(1)
 			j.report(fmt.Errorf("encode suggestion record %s: %w", r.ID, err))
 			continue
 		}
-		path := filepath.Join(j.opts.Root, PathPart(r.Server), PathPart(r.Session), HistoryFile)
-		b, ok := e.bufs[path]
-		if !ok && len(e.spare) > 0 {
-			b, e.spare = e.spare[len(e.spare)-1], e.spare[:len(e.spare)-1]
-		}
-		e.bufs[path] = append(b, buf.Bytes()...)
-		e.counts[path]++
+		f.n++
 	}
 }
 
