@@ -50,6 +50,9 @@ type apiServer struct {
 func start(t *testing.T, cfg config.Config) *apiServer {
 	t.Helper()
 	cfg.Addr = "127.0.0.1:0"
+	if cfg.SuggestionRoot == "" {
+		cfg.SuggestionRoot = t.TempDir()
+	}
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = config.DefaultMaxBodyBytes
 	}

@@ -897,6 +897,20 @@ func TestConformanceQueries(t *testing.T) {
 				"limit=&offset=", "limit=5&offset=x", "limit=x&offset=5", "unknown=1"),
 			"/llm-calls":       append(slices.Clone(limits), "", "purpose=chat", "cause_id=x", "purpose=&cause_id=", "unknown=1"),
 			"/metrics/compare": {"a=va&b=vb", "a=va", "b=vb", "", "a=&b=vb", "a=va&b=", "a=&b=", "a=vb&b=va&c=1", "A=va&B=vb"},
+			// The suggestion routes refuse parameters they do not document,
+			// which judgeQuery does not judge: none is sent here.
+			"/suggestions": append(slices.Clone(limits), "", "server=local", "server=", "session=a", "version=v1", "model=gpt-4o",
+				"match_type=exact", "match_type=none", "match_type=", "match_type=bogus", "match_type=EXACT", "since=24h", "since=7d",
+				"since=90m", "since=1h30m", "since=1.5h", "since=0", "since=36500d", "since=36501d", "since=-1h", "since=2026-01-10",
+				"since=2026-01-10T15:04:05Z", "since=2026-01-10T15:04:05.123%2B02:00", "since=2026-13-01", "since=2026-01-10T25:00:00Z",
+				"since=", "since=yesterday", "until=2026-01-11", "until=x", "since=2026-01-10&until=2026-01-11",
+				"server="+strings.Repeat("%C3%A9", 200), "server="+strings.Repeat("%C3%A9", 201), "session="+strings.Repeat("a", 201)),
+			"/suggestions/stats": {"", "server=local", "version=v1", "version=", "since=24h", "since=7d", "since=x", "until=2026-01-10",
+				"until=", "until=7", "server=" + strings.Repeat("%C3%A9", 201)},
+			"/suggestions/export": {"format=sft", "format=ranking", "format=dpo", "format=", "format=csv", "format=SFT", "",
+				"format=sft&accepted=true", "format=sft&accepted=false", "format=sft&accepted=", "format=sft&accepted=yes",
+				"format=dpo&session=a&match_type=exact", "format=ranking&since=7d", "format=sft&since=x", "format=sft&match_type=bogus",
+				"format=sft&model=" + strings.Repeat("m", 201)},
 		}
 		for _, template := range slices.Sorted(maps.Keys(queries)) {
 			params := queryParams(t, c.doc, "GET", template)
@@ -1156,6 +1170,14 @@ func TestConformanceUnavailable(t *testing.T) {
 			{"GET", "/metrics/sessions/x", "/metrics/sessions/{id}", "", http.StatusServiceUnavailable},
 			{"GET", "/metrics/compare?a=x&b=y", "/metrics/compare", "", 0},
 			{"GET", "/metrics/regressions", "/metrics/regressions", "", 0},
+			{"POST", "/suggestions", "/suggestions", `{"ts":1704067200,"suggestions":[],"actual_input":"x"}`, http.StatusServiceUnavailable},
+			// The record reads (the list and the export) are not bounded by
+			// HONE_DB_TIMEOUT (storage's SuggestionStore.Each takes no
+			// limit): any documented answer, 503 once they are.
+			{"GET", "/suggestions", "/suggestions", "", 0},
+			{"DELETE", "/suggestions?session=x", "/suggestions", "", http.StatusServiceUnavailable},
+			{"GET", "/suggestions/stats", "/suggestions/stats", "", http.StatusServiceUnavailable},
+			{"GET", "/suggestions/export?format=ranking", "/suggestions/export", "", 0},
 			{"POST", "/score", "/score", `{"response":"Got it."}`, http.StatusOK},
 			{"GET", "/openapi.json", "/openapi.json", "", http.StatusOK},
 		} {

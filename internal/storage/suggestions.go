@@ -212,6 +212,13 @@ func (ss *SuggestionStore) Each(ctx context.Context, f suggestions.Filter, fn fu
 		q += ` LIMIT ?`
 		args = append(args, f.Limit)
 	}
+	if f.Limit > 0 {
+		// A list is one bounded read; an export streams for as long as it
+		// takes.
+		var cancel context.CancelFunc
+		ctx, cancel = ss.db.limit(ctx)
+		defer cancel()
+	}
 	rows, err := ss.db.query(ctx, q, args...)
 	if err != nil {
 		return dbError(fmt.Errorf("read suggestion records: %w", err))

@@ -91,7 +91,10 @@ func Parse(raw []byte) (*Record, error) {
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return nil, jsonError(err, "")
 	}
-	r := &Record{Raw: json.RawMessage(bytes.TrimSpace(raw))}
+	// Bytes that are not UTF-8, \u0000 and lone surrogates are kept as
+	// U+FFFD, as in every text hone keeps, so that every store and every
+	// export is valid UTF-8.
+	r := &Record{Raw: json.RawMessage(hone.CleanJSON(bytes.TrimSpace(raw)))}
 	if w.ID != nil {
 		r.ID = strings.TrimSpace(hone.CleanText(*w.ID))
 		if r.ID == "" {
@@ -107,7 +110,8 @@ func Parse(raw []byte) (*Record, error) {
 	if w.TS == nil || math.IsNaN(*w.TS) || *w.TS <= 0 || *w.TS > 1e11 {
 		return nil, hone.FieldError("ts", "ts is required: when the input was submitted, in Unix seconds")
 	}
-	r.TS = time.Unix(0, int64(*w.TS*1e9)).UTC().Truncate(time.Microsecond)
+	sec, frac := math.Modf(*w.TS)
+	r.TS = time.Unix(int64(sec), int64(frac*1e9)).UTC().Truncate(time.Microsecond)
 	for _, f := range []struct {
 		name string
 		v    *string
@@ -252,6 +256,9 @@ func validMatch(m string) bool {
 // jsonError names the field a decoding error is about.
 func jsonError(err error, prefix string) error {
 	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field == "" && prefix == "" {
+		return hone.FieldError("", "a record must be a JSON object, not %s", te.Value)
+	}
 	if errors.As(err, &te) {
 		field := prefix + te.Field
 		return hone.FieldError(field, "%s must be %s, not %s", field, jsonType(te.Type.Kind().String()), te.Value)
@@ -271,6 +278,10 @@ func jsonType(kind string) string {
 		return "a string"
 	case "slice":
 		return "an array"
+	case "struct", "map":
+		return "an object"
+	case "bool":
+		return "true or false"
 	case "ptr":
 		return "of another type"
 	}

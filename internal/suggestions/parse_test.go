@@ -103,6 +103,20 @@ func TestParseDerivesAndRefuses(t *testing.T) {
 	if _, err := suggestions.Parse([]byte(`{"ts": 1,`)); hone.ErrorCode(err) != hone.EINVALID {
 		t.Errorf("broken JSON: %v", err)
 	}
+	if _, err := suggestions.Parse([]byte(`[1]`)); hone.ErrorMessage(err) != "a record must be a JSON object, not array" {
+		t.Errorf("an array: %v", err)
+	}
+	if _, err := suggestions.Parse(edit(t, map[string]any{"context": "x"})); hone.ErrorMessage(err) != "context must be an object, not string" {
+		t.Errorf("a context of text: %v", err)
+	}
+	far, err := suggestions.Parse(edit(t, map[string]any{"ts": 1e10 + 0.5}))
+	if err != nil || far.TS.Year() != 2286 || far.TS.Nanosecond() != 500000000 {
+		t.Errorf("a far ts: %v %v", far.TS, err)
+	}
+	bad, err := suggestions.Parse(append([]byte(`{"ts": 1, "suggestions": [], "actual_input": "a`), 0xff, '"', '}'))
+	if err != nil || !strings.Contains(string(bad.Raw), "a\uFFFD") && !strings.Contains(string(bad.Raw), "a�") {
+		t.Errorf("a record with a byte that is not UTF-8: %q %v", bad.Raw, err)
+	}
 }
 
 func TestReadNDJSONKeepsGoodLines(t *testing.T) {
