@@ -1,8 +1,6 @@
 package suggest
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -200,9 +198,9 @@ func (j *JSONL) run() {
 			for _, p := range parts[:n] {
 				if f := p.files[k]; f != nil && f.n > 0 {
 					if out == nil {
-						out = f.buf.Bytes()
+						out = f.buf
 					} else {
-						out = append(out, f.buf.Bytes()...)
+						out = append(out, f.buf...)
 					}
 					count += f.n
 					path = f.path
@@ -244,8 +242,7 @@ type sessionKey struct{ server, session string }
 // fileBuf are the lines encoded for one file.
 type fileBuf struct {
 	path string
-	buf  bytes.Buffer
-	enc  *json.Encoder
+	buf  []byte
 	n    int64
 }
 
@@ -261,7 +258,7 @@ func (e *encoded) reset() {
 		clear(e.files)
 	}
 	for _, f := range e.files {
-		f.buf.Reset()
+		f.buf = f.buf[:0]
 		f.n = 0
 	}
 	e.order = e.order[:0]
@@ -274,20 +271,18 @@ func (j *JSONL) encode(e *encoded, records []*Record) {
 		f := e.files[k]
 		if f == nil {
 			f = &fileBuf{path: filepath.Join(j.opts.Root, PathPart(r.Server), PathPart(r.Session), HistoryFile)}
-			f.enc = json.NewEncoder(&f.buf)
-			f.enc.SetEscapeHTML(false)
 			e.files[k] = f
 		}
 		if f.n == 0 {
 			e.order = append(e.order, k)
 		}
-		mark := f.buf.Len()
-		if err := f.enc.Encode(j.opts.Redactor.Record(r)); err != nil {
-			f.buf.Truncate(mark)
+		line, err := appendRecord(f.buf, j.opts.Redactor.Record(r))
+		if err != nil {
 			j.failed.Add(1)
 			j.report(fmt.Errorf("encode suggestion record %s: %w", r.ID, err))
 			continue
 		}
+		f.buf = line
 		f.n++
 	}
 }
