@@ -61,7 +61,8 @@ type HTTPOptions struct {
 	// are dropped and counted (Dropped), the oldest kept.
 	Buffer int
 	// Redactor redacts each record before it leaves the process (in the
-	// background); nil sends them as they are.
+	// background); nil takes DefaultRedactor (API keys), and
+	// NewRedactor() with no redactions sends records as they are.
 	Redactor *Redactor
 	// OnError is told, from the sink's goroutine, of each batch given up
 	// on (*DeliveryError) and of the records the server refused
@@ -119,6 +120,9 @@ type HTTP struct {
 
 // NewHTTP starts an HTTP sink; Close delivers what is still buffered.
 func NewHTTP(opts HTTPOptions) (*HTTP, error) {
+	if opts.Redactor == nil {
+		opts.Redactor = DefaultRedactor()
+	}
 	if opts.BaseURL == "" {
 		return nil, errors.New("suggestion HTTP sink: no BaseURL")
 	}

@@ -28,6 +28,16 @@ func EnabledFromEnv() bool {
 	return false
 }
 
+// HistorySink returns the JSONL sink when HONE_SUGGESTION_HISTORY switches
+// the history on, and nil (record nothing to disk) when it does not: the
+// opt-in the spec asks for. NewJSONL opens one regardless.
+func HistorySink(opts JSONLOptions) (Sink, error) {
+	if !EnabledFromEnv() {
+		return nil, nil
+	}
+	return NewJSONL(opts)
+}
+
 // DefaultRoot is where the history goes by default: ~/.hone/session_history.
 func DefaultRoot() (string, error) {
 	home, err := os.UserHomeDir()
@@ -47,8 +57,9 @@ type JSONLOptions struct {
 	// Queue bounds the records waiting for the writer (DefaultQueue when
 	// 0); past it, records are dropped and counted.
 	Queue int
-	// Redactor redacts each record before it is written; nil writes them
-	// as they are.
+	// Redactor redacts each record before it is written; nil takes
+	// DefaultRedactor (API keys), and NewRedactor() with no redactions
+	// writes records as they are.
 	Redactor *Redactor
 	// OnError is told of each record or write that failed (nil: ignored,
 	// but counted in Failed); it is called from one goroutine at a time.
@@ -87,6 +98,9 @@ func NewJSONL(opts JSONLOptions) (*JSONL, error) {
 	}
 	if opts.Queue <= 0 {
 		opts.Queue = DefaultQueue
+	}
+	if opts.Redactor == nil {
+		opts.Redactor = DefaultRedactor()
 	}
 	if err := os.MkdirAll(opts.Root, 0o700); err != nil {
 		return nil, fmt.Errorf("create the suggestion history %s: %w", opts.Root, err)

@@ -205,3 +205,39 @@ func TestCrashLeavesAtMostATornLastLine(t *testing.T) {
 	}
 	t.Logf("%d whole lines, %d torn", n, len(warnings))
 }
+
+// The sinks redact API keys unless told not to; the history is opt-in.
+func TestDefaultsRedactAndOptIn(t *testing.T) {
+	key := "sk-proj-abcdefghijklmnopqrstuvwx"
+	for _, c := range []struct {
+		name     string
+		redactor *suggest.Redactor
+		kept     bool
+	}{{"default", nil, false}, {"no redactions", suggest.NewRedactor(), true}} {
+		root := t.TempDir()
+		sink, err := suggest.NewJSONL(suggest.JSONLOptions{Root: root, Redactor: c.redactor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := suggest.NewTracker(suggest.Options{Session: "s", Sink: sink})
+		tr.Fetched(nil, []string{"x"}, nil, nil, "")
+		tr.Submit("export KEY="+key+" mail meg@example.com", nil)
+		if err := sink.Close(); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(filepath.Join(root, "_", "s", suggest.HistoryFile))
+		if strings.Contains(string(b), key) != c.kept || !strings.Contains(string(b), "meg@example.com") {
+			t.Errorf("%s: %s", c.name, b)
+		}
+	}
+	t.Setenv(suggest.EnvHistory, "")
+	if s, err := suggest.HistorySink(suggest.JSONLOptions{Root: t.TempDir()}); s != nil || err != nil {
+		t.Errorf("the history without %s: %v %v", suggest.EnvHistory, s, err)
+	}
+	t.Setenv(suggest.EnvHistory, "1")
+	s, err := suggest.HistorySink(suggest.JSONLOptions{Root: t.TempDir()})
+	if _, ok := s.(*suggest.JSONL); !ok || err != nil {
+		t.Fatalf("the history with %s=1: %v %v", suggest.EnvHistory, s, err)
+	}
+	s.Close()
+}

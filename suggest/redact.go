@@ -28,6 +28,12 @@ var APIKeys = []Redaction{
 		Replace: "${1}[REDACTED:secret_assignment]"},
 }
 
+// DefaultRedactor is what the sinks apply unless told otherwise: the API
+// keys. E-mail addresses are kept unless Emails is added.
+func DefaultRedactor() *Redactor { return defaultRedactor }
+
+var defaultRedactor = NewRedactor(APIKeys...)
+
 // Emails redacts e-mail addresses; not on by default (see Redactor).
 var Emails = []Redaction{
 	{Name: "email", Pattern: regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}`)},
