@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/jobs"
 )
 
 // maxRunAttempts is how often a synthesis interrupted by a crash or a
@@ -20,60 +21,33 @@ const heartbeatEvery = 5 * time.Second
 // pending. A run whose server stopped is queued again, once, then marked
 // failed, so that no run stays "running" for ever.
 func (s *Service) Start(every time.Duration) {
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		<-s.stop
-		cancel()
-	}()
-	s.workers.Go(func() { s.work(ctx) })
 	if every > 0 {
-		s.workers.Go(func() { s.schedule(ctx, every) })
+		s.jobs.Start(1, func(ctx context.Context) { s.schedule(ctx, every) })
+		return
 	}
+	s.jobs.Start(1)
 }
 
 // Stop stops the background work; a run it had started stays running and
 // is taken up again by the next start.
-func (s *Service) Stop() {
-	s.stopOnce.Do(func() { close(s.stop) })
-	s.workers.Wait()
-}
+func (s *Service) Stop() { s.jobs.Stop() }
 
-func (s *Service) notify() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (s *Service) work(ctx context.Context) {
-	t := time.NewTicker(2 * time.Second)
-	defer t.Stop()
-	for {
-		if n, err := s.store.RequeueStale(ctx, s.opts.Now().Add(-s.opts.StaleAfter), maxRunAttempts); err != nil && ctx.Err() == nil {
-			s.log.Warn("requeue interrupted syntheses", "err", err)
-		} else if n > 0 {
-			s.log.Info("interrupted syntheses taken up again or failed", "count", n)
-		}
-		for ctx.Err() == nil {
+// jobLoop is the background side of the synthesis queue.
+func (s *Service) jobLoop() *jobs.Loop {
+	return &jobs.Loop{What: "syntheses", Log: s.log,
+		Requeue: func(ctx context.Context) (int, error) {
+			return s.store.RequeueStale(ctx, s.opts.Now().Add(-s.opts.StaleAfter), maxRunAttempts)
+		},
+		Next: func(ctx context.Context) (bool, error) {
 			r, err := s.store.ClaimRun(ctx, "")
 			if code := hone.ErrorCode(err); code == hone.ENOTFOUND || code == hone.ECONFLICT {
-				break
-			}
-			if err != nil {
-				if ctx.Err() == nil {
-					s.log.Warn("claim a synthesis", "err", err)
-				}
-				break
+				return false, nil
+			} else if err != nil {
+				return false, err
 			}
 			s.execute(ctx, r)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.wake:
-		case <-t.C:
-		}
-	}
+			return true, nil
+		}}
 }
 
 // schedule queues a synthesis every interval when corrections are pending.
@@ -103,26 +77,13 @@ func (s *Service) schedule(ctx context.Context, every time.Duration) {
 // with nothing else changed. A run cut short by ctx (a shutdown) is left
 // running, for a later start to take up.
 func (s *Service) execute(ctx context.Context, r *Run) {
-	beat, stopBeat := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(heartbeatEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-beat.Done():
-				return
-			case <-t.C:
-			}
-			if err := s.store.Heartbeat(context.WithoutCancel(beat), r.ID); err != nil {
-				s.log.Warn("synthesis heartbeat", "run_id", r.ID, "err", err)
-			}
+	stopBeat := jobs.Beat(ctx, heartbeatEvery, nil, func(ctx context.Context) {
+		if err := s.store.Heartbeat(ctx, r.ID); err != nil {
+			s.log.Warn("synthesis heartbeat", "run_id", r.ID, "err", err)
 		}
-	}()
+	})
 	err := s.synthesize(ctx, r)
 	stopBeat()
-	<-done
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		return
 	}

@@ -2,10 +2,10 @@ package learning
 
 import (
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/jobs"
 	"github.com/honehq/hone/internal/llm"
 )
 
@@ -60,10 +60,7 @@ type Service struct {
 
 	cache promptCache
 
-	wake     chan struct{}
-	stopOnce sync.Once
-	stop     chan struct{}
-	workers  sync.WaitGroup
+	jobs *jobs.Loop
 }
 
 // NewService returns the learning capability over store.
@@ -87,7 +84,9 @@ func NewService(store Store, opts Options) *Service {
 	if opts.StaleAfter <= 0 {
 		opts.StaleAfter = DefaultStaleAfter
 	}
-	return &Service{store: store, opts: opts, log: opts.Logger, wake: make(chan struct{}, 1), stop: make(chan struct{})}
+	s := &Service{store: store, opts: opts, log: opts.Logger}
+	s.jobs = s.jobLoop()
+	return s
 }
 
 // Threshold is the confidence from which learnings are applied.

@@ -57,7 +57,7 @@ func (s *Service) Synthesize(ctx context.Context) (*Run, error) {
 	if err := s.store.CreateRun(ctx, r); err != nil {
 		return nil, err
 	}
-	s.notify()
+	s.jobs.Notify()
 	return r, nil
 }
 

@@ -51,7 +51,7 @@ func (s *Service) Analyze(ctx context.Context, workshopID string, in AnalyzeInpu
 	if err := s.store.CreateAnalysis(ctx, an); err != nil {
 		return nil, err
 	}
-	s.notify()
+	s.jobs.Notify()
 	st := &Started{ID: an.ID, Status: an.Status}
 	if ok, err := s.LLMConfigured(); !ok {
 		st.Message = "The LLM part of the analysis needs an LLM: " + hone.ErrorMessage(err) +

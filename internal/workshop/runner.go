@@ -3,9 +3,11 @@ package workshop
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/jobs"
 )
 
 // maxRunAttempts is how often an analysis interrupted by a crash or a
@@ -19,61 +21,28 @@ const heartbeatEvery = 5 * time.Second
 // until Stop. A run whose server stopped (its heartbeat is older than
 // Options.StaleAfter) is queued again, once, then marked failed, so that
 // no run stays "running" for ever.
-func (s *Service) Start(workers int) {
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		<-s.stop
-		cancel()
-	}()
-	for range max(workers, 1) {
-		s.workers.Go(func() { s.work(ctx) })
-	}
-}
+func (s *Service) Start(workers int) { s.jobs.Start(workers) }
 
 // Stop stops the background workers; a run they had started stays
 // running and is taken up again by the next start.
-func (s *Service) Stop() {
-	s.stopOnce.Do(func() { close(s.stop) })
-	s.workers.Wait()
-}
+func (s *Service) Stop() { s.jobs.Stop() }
 
-// notify wakes a worker for a new run.
-func (s *Service) notify() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (s *Service) work(ctx context.Context) {
-	t := time.NewTicker(2 * time.Second)
-	defer t.Stop()
-	for {
-		if n, err := s.store.RequeueStale(ctx, s.opts.Now().Add(-s.opts.StaleAfter), maxRunAttempts); err != nil && ctx.Err() == nil {
-			s.log.Warn("requeue interrupted analyses", "err", err)
-		} else if n > 0 {
-			s.log.Info("interrupted analyses taken up again or failed", "count", n)
-		}
-		for ctx.Err() == nil {
+// jobLoop is the background side of the analysis queue.
+func (s *Service) jobLoop() *jobs.Loop {
+	return &jobs.Loop{What: "analyses", Log: s.log,
+		Requeue: func(ctx context.Context) (int, error) {
+			return s.store.RequeueStale(ctx, s.opts.Now().Add(-s.opts.StaleAfter), maxRunAttempts)
+		},
+		Next: func(ctx context.Context) (bool, error) {
 			a, err := s.store.ClaimAnalysis(ctx, "")
 			if hone.ErrorCode(err) == hone.ENOTFOUND {
-				break
-			}
-			if err != nil {
-				if ctx.Err() == nil {
-					s.log.Warn("claim an analysis", "err", err)
-				}
-				break
+				return false, nil
+			} else if err != nil {
+				return false, err
 			}
 			s.execute(ctx, a)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.wake:
-		case <-t.C:
-		}
-	}
+			return true, nil
+		}}
 }
 
 // RunAnalysis runs the queued analysis id here and now (the CLI's way),
@@ -96,34 +65,23 @@ func (s *Service) RunAnalysis(ctx context.Context, workshopID, id string) (*Anal
 // execute runs a claimed analysis and stores its result. A run cut short
 // by ctx (a shutdown) is left running, for a later start to take up.
 func (s *Service) execute(ctx context.Context, a *Analysis) {
-	beat, stopBeat := context.WithCancel(ctx)
-	progress := make(chan [2]int, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(heartbeatEvery)
-		defer t.Stop()
-		var last [2]int
-		for {
-			select {
-			case <-beat.Done():
-				return
-			case last = <-progress:
-			case <-t.C:
-			}
-			if err := s.store.Heartbeat(context.WithoutCancel(beat), a.ID, last[0], last[1]); err != nil {
-				s.log.Warn("analysis heartbeat", "analysis_id", a.ID, "err", err)
-			}
+	var progress atomic.Pointer[[2]int]
+	progress.Store(&[2]int{})
+	kick := make(chan struct{}, 1)
+	stopBeat := jobs.Beat(ctx, heartbeatEvery, kick, func(ctx context.Context) {
+		p := progress.Load()
+		if err := s.store.Heartbeat(ctx, a.ID, p[0], p[1]); err != nil {
+			s.log.Warn("analysis heartbeat", "analysis_id", a.ID, "err", err)
 		}
-	}()
+	})
 	err := s.analyse(ctx, a, func(done, total int) {
+		progress.Store(&[2]int{done, total})
 		select {
-		case progress <- [2]int{done, total}:
+		case kick <- struct{}{}:
 		default:
 		}
 	})
 	stopBeat()
-	<-done
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		return
 	}

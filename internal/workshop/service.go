@@ -4,11 +4,11 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/jobs"
 	"github.com/honehq/hone/internal/llm"
 )
 
@@ -45,10 +45,7 @@ type Service struct {
 	opts  Options
 	log   *slog.Logger
 
-	wake     chan struct{}
-	stopOnce sync.Once
-	stop     chan struct{}
-	workers  sync.WaitGroup
+	jobs *jobs.Loop
 }
 
 // NewService returns the workshop capability over store; turns may be nil
@@ -66,8 +63,9 @@ func NewService(store Store, turns TurnSource, opts Options) *Service {
 	if opts.StaleAfter <= 0 {
 		opts.StaleAfter = time.Minute
 	}
-	return &Service{store: store, turns: turns, opts: opts, log: opts.Logger,
-		wake: make(chan struct{}, 1), stop: make(chan struct{})}
+	s := &Service{store: store, turns: turns, opts: opts, log: opts.Logger}
+	s.jobs = s.jobLoop()
+	return s
 }
 
 // LLMConfigured reports whether an LLM answers; when not, the error says
