@@ -49,14 +49,16 @@ func (a *API) ingestSuggestions(w http.ResponseWriter, r *http.Request) error {
 
 // suggestionFilter reads a filter from the query; with records, the
 // filters only records take (session, model, match_type) are read too.
-func suggestionFilter(q url.Values, records bool) (suggestions.Filter, error) {
+// own are the endpoint's other parameters; any other is refused.
+func suggestionFilter(q url.Values, records bool, own ...string) (suggestions.Filter, error) {
 	var f suggestions.Filter
 	names := []string{"server", "version", "since", "until"}
 	if records {
 		names = append(names, "session", "model", "match_type")
 	}
+	names = append(names, own...)
 	for name := range q {
-		if !contains(names, name) && name != "limit" && name != "format" && name != "accepted" {
+		if !contains(names, name) {
 			return f, hone.FieldError(name, "unknown query parameter %q: this endpoint takes %s", name, strings.Join(names, ", "))
 		}
 	}
@@ -88,14 +90,9 @@ func suggestionFilter(q url.Values, records bool) (suggestions.Filter, error) {
 
 func (a *API) listSuggestions(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	f, err := suggestionFilter(q, true)
+	f, err := suggestionFilter(q, true, "limit")
 	if err != nil {
 		return err
-	}
-	for _, name := range []string{"format", "accepted"} {
-		if q.Has(name) {
-			return hone.FieldError(name, "format and accepted are parameters of GET /suggestions/export")
-		}
 	}
 	if f.Limit, err = intParam(q.Get("limit"), "limit", 1, 1000); err != nil {
 		return err
@@ -116,13 +113,6 @@ func (a *API) listSuggestions(w http.ResponseWriter, r *http.Request) error {
 
 func (a *API) suggestionStats(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	if q.Has("limit") || q.Has("format") || q.Has("accepted") {
-		for _, name := range []string{"limit", "format", "accepted"} {
-			if q.Has(name) {
-				return hone.FieldError(name, "unknown query parameter %q: this endpoint takes server, version, since, until", name)
-			}
-		}
-	}
 	f, err := suggestionFilter(q, false)
 	if err != nil {
 		return err
@@ -137,10 +127,7 @@ func (a *API) suggestionStats(w http.ResponseWriter, r *http.Request) error {
 
 func (a *API) exportSuggestions(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	if q.Has("limit") {
-		return hone.FieldError("limit", "an export has every record the filters pick: leave limit out")
-	}
-	f, err := suggestionFilter(q, true)
+	f, err := suggestionFilter(q, true, "format", "accepted")
 	if err != nil {
 		return err
 	}
