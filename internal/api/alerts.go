@@ -37,8 +37,7 @@ func (a *API) permitAlert(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, p)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, p)
 }
 
 func (a *API) recordAlert(w http.ResponseWriter, r *http.Request) error {
@@ -50,8 +49,7 @@ func (a *API) recordAlert(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusCreated, al)
-	return nil
+	return server.WriteJSON(w, http.StatusCreated, al)
 }
 
 func (a *API) getAlert(w http.ResponseWriter, r *http.Request) error {
@@ -59,8 +57,7 @@ func (a *API) getAlert(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, al)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, al)
 }
 
 func (a *API) reactToAlert(w http.ResponseWriter, r *http.Request) error {
@@ -72,8 +69,7 @@ func (a *API) reactToAlert(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, out)
 }
 
 func (a *API) alertTypes(w http.ResponseWriter, r *http.Request) error {
@@ -81,8 +77,7 @@ func (a *API) alertTypes(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, AlertTypeList{Types: list, Formula: a.Learning.BudgetRules().Formula()})
-	return nil
+	return server.WriteJSON(w, http.StatusOK, AlertTypeList{Types: list, Formula: a.Learning.BudgetRules().Formula()})
 }
 
 func (a *API) enableAlertType(w http.ResponseWriter, r *http.Request) error {
@@ -90,6 +85,5 @@ func (a *API) enableAlertType(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, t)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, t)
 }

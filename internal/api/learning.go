@@ -89,8 +89,7 @@ func (a *API) rateTurn(w http.ResponseWriter, r *http.Request) error {
 	if rt.Rating == learning.RatingDown {
 		out.Ask = learning.AskCorrectionText
 	}
-	server.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, out)
 }
 
 func (a *API) feedbackStats(w http.ResponseWriter, r *http.Request) error {
@@ -102,8 +101,7 @@ func (a *API) feedbackStats(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, st)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, st)
 }
 
 func (a *API) negativeFeedback(w http.ResponseWriter, r *http.Request) error {
@@ -115,8 +113,7 @@ func (a *API) negativeFeedback(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, RatingList{Ratings: list})
-	return nil
+	return server.WriteJSON(w, http.StatusOK, RatingList{Ratings: list})
 }
 
 func (a *API) pendingCorrections(w http.ResponseWriter, r *http.Request) error {
@@ -128,8 +125,7 @@ func (a *API) pendingCorrections(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, CorrectionList{Corrections: list})
-	return nil
+	return server.WriteJSON(w, http.StatusOK, CorrectionList{Corrections: list})
 }
 
 // learningStatuses are the values of GET /learnings?status=.
@@ -158,8 +154,7 @@ func (a *API) listLearnings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, LearningList{Learnings: list, Enabled: on, Threshold: a.Learning.Threshold()})
-	return nil
+	return server.WriteJSON(w, http.StatusOK, LearningList{Learnings: list, Enabled: on, Threshold: a.Learning.Threshold()})
 }
 
 func contains(list []string, v string) bool {
@@ -180,8 +175,7 @@ func (a *API) addLearning(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusCreated, l)
-	return nil
+	return server.WriteJSON(w, http.StatusCreated, l)
 }
 
 func (a *API) getLearning(w http.ResponseWriter, r *http.Request) error {
@@ -193,8 +187,7 @@ func (a *API) getLearning(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, LearningDetail{Learning: l, Evidence: ev})
-	return nil
+	return server.WriteJSON(w, http.StatusOK, LearningDetail{Learning: l, Evidence: ev})
 }
 
 func (a *API) updateLearning(w http.ResponseWriter, r *http.Request) error {
@@ -206,8 +199,7 @@ func (a *API) updateLearning(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, l)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, l)
 }
 
 func (a *API) removeLearning(w http.ResponseWriter, r *http.Request) error {
@@ -223,8 +215,7 @@ func (a *API) keepLearning(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, l)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, l)
 }
 
 func (a *API) synthesize(w http.ResponseWriter, r *http.Request) error {
@@ -233,8 +224,7 @@ func (a *API) synthesize(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("Location", Prefix+"/learnings/runs/"+run.ID)
-	server.WriteJSON(w, http.StatusAccepted, run)
-	return nil
+	return server.WriteJSON(w, http.StatusAccepted, run)
 }
 
 func (a *API) listRuns(w http.ResponseWriter, r *http.Request) error {
@@ -246,8 +236,7 @@ func (a *API) listRuns(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, RunList{Runs: list})
-	return nil
+	return server.WriteJSON(w, http.StatusOK, RunList{Runs: list})
 }
 
 func (a *API) getRun(w http.ResponseWriter, r *http.Request) error {
@@ -255,8 +244,7 @@ func (a *API) getRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, run)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, run)
 }
 
 func (a *API) enableLearnings(w http.ResponseWriter, r *http.Request) error {
@@ -271,8 +259,7 @@ func (a *API) switchLearnings(w http.ResponseWriter, r *http.Request, on bool) e
 	if err := a.Learning.SetEnabled(r.Context(), on); err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, Switch{Enabled: on})
-	return nil
+	return server.WriteJSON(w, http.StatusOK, Switch{Enabled: on})
 }
 
 // prompt answers the learned section of a tester's system prompt and,
@@ -304,6 +291,5 @@ func (a *API) prompt(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, view)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, view)
 }

@@ -30,6 +30,5 @@ func (a *API) listLLMCalls(w http.ResponseWriter, r *http.Request) error {
 	if list == nil {
 		list = []llm.Call{}
 	}
-	server.WriteJSON(w, http.StatusOK, LLMCallList{Calls: list})
-	return nil
+	return server.WriteJSON(w, http.StatusOK, LLMCallList{Calls: list})
 }

@@ -35,6 +35,5 @@ func (a *API) createMessage(w http.ResponseWriter, r *http.Request) error {
 	if reply.Failed && reply.Code() == hone.EUNAVAILABLE {
 		return &hone.Error{Code: hone.EUNAVAILABLE, Message: reply.Text}
 	}
-	server.WriteJSON(w, http.StatusOK, reply)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, reply)
 }

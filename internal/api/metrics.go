@@ -62,10 +62,9 @@ func (a *API) score(w http.ResponseWriter, r *http.Request) error {
 	if err := in.validate(); err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, ScoreResult{Metrics: a.Scoring.Evaluate(metrics.Input{
+	return server.WriteJSON(w, http.StatusOK, ScoreResult{Metrics: a.Scoring.Evaluate(metrics.Input{
 		Query: in.Query, Response: in.Response, SearchResults: in.SearchResults, AvgSimilarity: in.AvgSimilarity,
 		ProcessingTimeMS: in.ProcessingTimeMS, IsFirstResponse: in.IsFirstResponse})})
-	return nil
 }
 
 func (a *API) scoreTurn(w http.ResponseWriter, r *http.Request) error {
@@ -81,8 +80,7 @@ func (a *API) scoreTurn(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, t)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, t)
 }
 
 func (a *API) sessionMetrics(w http.ResponseWriter, r *http.Request) error {
@@ -90,8 +88,7 @@ func (a *API) sessionMetrics(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, rep)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, rep)
 }
 
 func (a *API) compareVersions(w http.ResponseWriter, r *http.Request) error {
@@ -100,8 +97,7 @@ func (a *API) compareVersions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, c)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, c)
 }
 
 func (a *API) regressions(w http.ResponseWriter, r *http.Request) error {
@@ -109,8 +105,7 @@ func (a *API) regressions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, rep)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, rep)
 }
 
 // maxScoreText is the longest query or response POST /score takes, in characters.

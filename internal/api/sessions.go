@@ -28,8 +28,7 @@ func (a *API) listSessions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, SessionList{Sessions: list})
-	return nil
+	return server.WriteJSON(w, http.StatusOK, SessionList{Sessions: list})
 }
 
 // intParam reads a whole-number query parameter; an empty value counts as absent (0).
@@ -49,8 +48,7 @@ func (a *API) getSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, s)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, s)
 }
 
 func (a *API) exportCSV(w http.ResponseWriter, r *http.Request) error {

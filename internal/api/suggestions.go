@@ -43,8 +43,7 @@ func (a *API) ingestSuggestions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, res)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, res)
 }
 
 // suggestionFilter reads a filter from the query; with records, the
@@ -107,8 +106,7 @@ func (a *API) listSuggestions(w http.ResponseWriter, r *http.Request) error {
 	}); err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, out)
 }
 
 func (a *API) suggestionStats(w http.ResponseWriter, r *http.Request) error {
@@ -121,8 +119,7 @@ func (a *API) suggestionStats(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, st)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, st)
 }
 
 func (a *API) exportSuggestions(w http.ResponseWriter, r *http.Request) error {
@@ -172,6 +169,5 @@ func (a *API) forgetSuggestions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, out)
 }

@@ -45,8 +45,7 @@ func (a *API) createTurn(w http.ResponseWriter, r *http.Request) error {
 		status = http.StatusOK
 		w.Header().Set(ReplayedHeader, "true")
 	}
-	server.WriteJSON(w, status, TurnCreated{ID: t.ID, SessionID: t.SessionID, TurnNumber: t.Number})
-	return nil
+	return server.WriteJSON(w, status, TurnCreated{ID: t.ID, SessionID: t.SessionID, TurnNumber: t.Number})
 }
 
 // BatchResult is what became of one turn of a batch: its id, session and
@@ -114,8 +113,7 @@ func (a *API) createTurns(w http.ResponseWriter, r *http.Request) error {
 		}
 		out.Results[i] = br
 	}
-	server.WriteJSON(w, status, out)
-	return nil
+	return server.WriteJSON(w, status, out)
 }
 
 // decodeBatch reads a JSON array of turns or NDJSON. bad[i] is the error of

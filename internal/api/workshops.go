@@ -93,8 +93,7 @@ func (a *API) listWorkshops(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, WorkshopList{Workshops: list})
-	return nil
+	return server.WriteJSON(w, http.StatusOK, WorkshopList{Workshops: list})
 }
 
 func (a *API) createWorkshop(w http.ResponseWriter, r *http.Request) error {
@@ -106,8 +105,7 @@ func (a *API) createWorkshop(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusCreated, created)
-	return nil
+	return server.WriteJSON(w, http.StatusCreated, created)
 }
 
 func (a *API) getWorkshop(w http.ResponseWriter, r *http.Request) error {
@@ -115,8 +113,7 @@ func (a *API) getWorkshop(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, ws)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, ws)
 }
 
 func (a *API) updateWorkshop(w http.ResponseWriter, r *http.Request) error {
@@ -128,8 +125,7 @@ func (a *API) updateWorkshop(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, ws)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, ws)
 }
 
 func (a *API) listMembers(w http.ResponseWriter, r *http.Request) error {
@@ -137,8 +133,7 @@ func (a *API) listMembers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, MemberList{Members: list})
-	return nil
+	return server.WriteJSON(w, http.StatusOK, MemberList{Members: list})
 }
 
 func (a *API) addMember(w http.ResponseWriter, r *http.Request) error {
@@ -150,8 +145,7 @@ func (a *API) addMember(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusCreated, m)
-	return nil
+	return server.WriteJSON(w, http.StatusCreated, m)
 }
 
 func (a *API) newMemberToken(w http.ResponseWriter, r *http.Request) error {
@@ -159,8 +153,7 @@ func (a *API) newMemberToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, m)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, m)
 }
 
 func (a *API) listTraces(w http.ResponseWriter, r *http.Request) error {
@@ -168,8 +161,7 @@ func (a *API) listTraces(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, TraceList{Traces: list})
-	return nil
+	return server.WriteJSON(w, http.StatusOK, TraceList{Traces: list})
 }
 
 // importTraces takes a JSON array, NDJSON or CSV body; skip_invalid=true
@@ -187,8 +179,7 @@ func (a *API) importTraces(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusCreated, res)
-	return nil
+	return server.WriteJSON(w, http.StatusCreated, res)
 }
 
 // readBody turns body read errors (too large, too slow) into hone errors.
@@ -216,8 +207,7 @@ func (a *API) importSessions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusCreated, res)
-	return nil
+	return server.WriteJSON(w, http.StatusCreated, res)
 }
 
 func boolParam(r *http.Request, name string) (bool, error) {
@@ -241,8 +231,7 @@ func (a *API) setPhase(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, ws)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, ws)
 }
 
 func (a *API) beginDiscovery(w http.ResponseWriter, r *http.Request) error {
@@ -269,8 +258,7 @@ func (a *API) beginDiscovery(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, ws)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, ws)
 }
 
 func (a *API) submitFeedback(w http.ResponseWriter, r *http.Request) error {
@@ -283,8 +271,7 @@ func (a *API) submitFeedback(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, f)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, f)
 }
 
 func (a *API) listFeedback(w http.ResponseWriter, r *http.Request) error {
@@ -292,8 +279,7 @@ func (a *API) listFeedback(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, FeedbackList{Feedback: list})
-	return nil
+	return server.WriteJSON(w, http.StatusOK, FeedbackList{Feedback: list})
 }
 
 // generateQuestion takes its parameters from a JSON body or, as the spec
@@ -319,8 +305,7 @@ func (a *API) generateQuestion(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, question)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, question)
 }
 
 func (a *API) submitAnswer(w http.ResponseWriter, r *http.Request) error {
@@ -333,8 +318,7 @@ func (a *API) submitAnswer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, f)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, f)
 }
 
 func (a *API) completion(w http.ResponseWriter, r *http.Request) error {
@@ -342,8 +326,7 @@ func (a *API) completion(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, st)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, st)
 }
 
 func (a *API) analyze(w http.ResponseWriter, r *http.Request) error {
@@ -357,8 +340,7 @@ func (a *API) analyze(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("Location", Prefix+"/workshops/"+r.PathValue("id")+"/discovery-analysis/"+st.ID)
-	server.WriteJSON(w, http.StatusAccepted, st)
-	return nil
+	return server.WriteJSON(w, http.StatusAccepted, st)
 }
 
 func (a *API) listAnalyses(w http.ResponseWriter, r *http.Request) error {
@@ -366,8 +348,7 @@ func (a *API) listAnalyses(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, AnalysisList{Analyses: list})
-	return nil
+	return server.WriteJSON(w, http.StatusOK, AnalysisList{Analyses: list})
 }
 
 func (a *API) getAnalysis(w http.ResponseWriter, r *http.Request) error {
@@ -375,8 +356,7 @@ func (a *API) getAnalysis(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, an)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, an)
 }
 
 func (a *API) listTemplates(w http.ResponseWriter, r *http.Request) error {
@@ -384,8 +364,7 @@ func (a *API) listTemplates(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, TemplateList{Templates: list})
-	return nil
+	return server.WriteJSON(w, http.StatusOK, TemplateList{Templates: list})
 }
 
 func (a *API) addTemplate(w http.ResponseWriter, r *http.Request) error {
@@ -402,8 +381,7 @@ func (a *API) addTemplate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusCreated, t)
-	return nil
+	return server.WriteJSON(w, http.StatusCreated, t)
 }
 
 func (a *API) listDraftItems(w http.ResponseWriter, r *http.Request) error {
@@ -411,8 +389,7 @@ func (a *API) listDraftItems(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, DraftItemList{Items: list})
-	return nil
+	return server.WriteJSON(w, http.StatusOK, DraftItemList{Items: list})
 }
 
 func (a *API) promote(w http.ResponseWriter, r *http.Request) error {
@@ -424,8 +401,7 @@ func (a *API) promote(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusCreated, it)
-	return nil
+	return server.WriteJSON(w, http.StatusCreated, it)
 }
 
 func (a *API) updateDraftItem(w http.ResponseWriter, r *http.Request) error {
@@ -437,8 +413,7 @@ func (a *API) updateDraftItem(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, it)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, it)
 }
 
 func (a *API) deleteDraftItem(w http.ResponseWriter, r *http.Request) error {
@@ -465,8 +440,7 @@ func (a *API) suggestGroups(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, g)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, g)
 }
 
 func (a *API) applyGroups(w http.ResponseWriter, r *http.Request) error {
@@ -478,8 +452,7 @@ func (a *API) applyGroups(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, DraftItemList{Items: items})
-	return nil
+	return server.WriteJSON(w, http.StatusOK, DraftItemList{Items: items})
 }
 
 func (a *API) agreement(w http.ResponseWriter, r *http.Request) error {
@@ -487,8 +460,7 @@ func (a *API) agreement(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	server.WriteJSON(w, http.StatusOK, ag)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, ag)
 }
 
 func (a *API) exportWorkshop(w http.ResponseWriter, r *http.Request) error {

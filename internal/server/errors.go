@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 
@@ -44,7 +47,7 @@ type Body func(w http.ResponseWriter, r *http.Request, status int, err error)
 func WriteError(w http.ResponseWriter, r *http.Request, log Logger, err error, body Body) {
 	if aborted(err) {
 		if log != nil {
-			log.ErrorContext(r.Context(), "response failed part way", "method", r.Method, "path", r.URL.Path, "err", err)
+			log.ErrorContext(r.Context(), "response failed part way", "method", r.Method, "path", LoggedPath(r), "err", err)
 		}
 		panic(http.ErrAbortHandler)
 	}
@@ -56,7 +59,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, log Logger, err error, b
 		w.Header().Set("Connection", "close")
 	}
 	if status >= 500 && log != nil {
-		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", LoggedPath(r), "status", status, "err", err)
 	}
 	body(w, r, status, err)
 }
@@ -88,14 +91,27 @@ func Detail(err error) ErrorDetail {
 
 // JSONBody writes err as an ErrorBody.
 func JSONBody(w http.ResponseWriter, _ *http.Request, status int, err error) {
-	WriteJSON(w, status, ErrorBody{Error: Detail(err)})
+	if werr := WriteJSON(w, status, ErrorBody{Error: Detail(err)}); werr != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = io.WriteString(w, `{"error":{"code":"internal","message":"Internal error."}}`+"\n")
+	}
 }
 
-// WriteJSON writes v as JSON with the status, HTML characters unescaped.
-func WriteJSON(w http.ResponseWriter, status int, v any) {
+// WriteJSON writes v as JSON with the status, HTML characters unescaped. It
+// encodes v whole before it sends anything, so a value JSON cannot hold (a
+// NaN, an infinity, a failing marshaller) is returned as an error while the
+// status can still change, and the handler returning it answers a logged
+// 500 instead of an empty 200.
+func WriteJSON(w http.ResponseWriter, status int, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode the %d answer as JSON: %w", status, err)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	_, _ = w.Write(b.Bytes())
+	return nil
 }

@@ -220,8 +220,7 @@ func (u *UI) postChatMessage(w http.ResponseWriter, r *http.Request) error {
 	if reply.Text != "" {
 		out.ReplyHTML = string(renderMarkdown(reply.Text))
 	}
-	server.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, out)
 }
 
 func chatTester(id, prompt string) capture.Tester {
@@ -280,6 +279,5 @@ func (u *UI) rateChatTurn(w http.ResponseWriter, r *http.Request) error {
 	if rt.Rating == learning.RatingDown {
 		out.Ask = learning.AskCorrectionText
 	}
-	server.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return server.WriteJSON(w, http.StatusOK, out)
 }
