@@ -38,10 +38,6 @@ const (
 	chatHistoryTurns = 20
 )
 
-// chatCSP keeps the chat page to its own scripts, styles and connections.
-const chatCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-	"connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'"
-
 // markdown renders replies. Its renderer omits raw HTML and dangerous links.
 var markdown = goldmark.New(
 	goldmark.WithExtensions(extension.Table, extension.Strikethrough),
@@ -120,7 +116,6 @@ type chatTurn struct {
 
 func (u *UI) showChat(w http.ResponseWriter, r *http.Request) error {
 	c := u.chat
-	w.Header().Set("Content-Security-Policy", chatCSP)
 	w.Header().Set("Cache-Control", "no-store")
 	data := map[string]any{"Title": "Chat", "AppName": u.Tuning.AppName()}
 	if !c.ready() {

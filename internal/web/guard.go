@@ -22,6 +22,11 @@ const (
 	csrfLength = 32
 )
 
+// pageCSP keeps every page to its own scripts, styles and connections, so
+// text a page shows from a chat log or a participant cannot run.
+const pageCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'"
+
 // maxBody bounds every request to the UI: the longest chat message, escaped.
 const maxBody = 2*capture.MaxTextLength + 4096
 
@@ -39,6 +44,7 @@ func (u *UI) guard(rt server.Route, w http.ResponseWriter, r *http.Request) (*ht
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Content-Security-Policy", pageCSP)
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, cmp.Or(rt.MaxBody, maxBody))
 	}

@@ -57,7 +57,6 @@ func (u *UI) learningsPage(w http.ResponseWriter, r *http.Request) error {
 			data["Running"] = true
 		}
 	}
-	w.Header().Set("Content-Security-Policy", chatCSP)
 	u.Render(w, r, http.StatusOK, "learnings", data)
 	return nil
 }

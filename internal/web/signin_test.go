@@ -842,11 +842,16 @@ func TestNoTokenEverythingOpen(t *testing.T) {
 		if c := r.cookie(auth.CookieName); c != nil && c.Value != "" {
 			t.Errorf("without a token, %s %s set a sign-in cookie", rt.Method, path)
 		}
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+			wantPagePolicy(t, rt.Method+" "+path, r.Response)
+		}
 	}
-	for _, path := range []string{"/", "/sessions/" + id, "/sessions/" + id + "/export.csv", "/metrics", "/chat"} {
-		if r := a.get(path); r.StatusCode != http.StatusOK {
+	for _, path := range []string{"/", "/sessions/" + id, "/sessions/" + id + "/export.csv", "/metrics", "/chat", "/nowhere"} {
+		r := a.get(path)
+		if r.StatusCode != http.StatusOK && path != "/nowhere" {
 			t.Errorf("without a token, GET %s = %d", path, r.StatusCode)
 		}
+		wantPagePolicy(t, "GET "+path, r.Response)
 	}
 	if r := a.get("/signin?next=%2Fmetrics"); r.StatusCode != http.StatusSeeOther || r.location() != "/metrics" {
 		t.Errorf("without a token, the sign-in page = %d to %q, want 303 to /metrics", r.StatusCode, r.location())
@@ -857,6 +862,17 @@ func TestNoTokenEverythingOpen(t *testing.T) {
 	}
 	if r := a.get("/api/v1/sessions"); r.StatusCode != http.StatusOK {
 		t.Errorf("without a token, GET /api/v1/sessions = %d", r.StatusCode)
+	}
+}
+
+// wantPagePolicy requires the Content-Security-Policy every page sends.
+func wantPagePolicy(t *testing.T, what string, r *http.Response) {
+	t.Helper()
+	csp := r.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"default-src 'self'", "script-src 'self'", "object-src 'none'", "frame-ancestors 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("%s: Content-Security-Policy %q lacks %s", what, csp, want)
+		}
 	}
 }
 

@@ -56,7 +56,6 @@ func sgReadForm(q url.Values, now time.Time) (sgForm, suggestions.Filter, error)
 // outcome by version, model, temperature, context size and tokens.
 func (u *UI) suggestionsPage(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	w.Header().Set("Content-Security-Policy", chatCSP)
 	form, f, ferr := sgReadForm(r.URL.Query(), time.Now())
 	data := map[string]any{"Title": "Suggestions", "Form": form}
 	if ferr != nil {

@@ -11,7 +11,6 @@ import (
 
 // renderWorkshop writes a page of the workshop v looks at.
 func (u *UI) renderWorkshop(w http.ResponseWriter, r *http.Request, page string, v *workshop.Viewer, data map[string]any) error {
-	w.Header().Set("Content-Security-Policy", chatCSP)
 	data["Viewer"] = v
 	data["Workshop"] = v.Workshop
 	data["PhaseLabel"] = phaseLabels[v.Workshop.Phase]

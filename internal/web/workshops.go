@@ -13,7 +13,6 @@ func (u *UI) listWorkshops(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Content-Security-Policy", chatCSP)
 	u.Render(w, r, http.StatusOK, "workshops", map[string]any{"Title": "Workshops", "Workshops": list,
 		"Phases": workshop.Phases})
 	return nil
