@@ -90,7 +90,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 		return nil, err
 	}
 	a := &App{Config: cfg, Log: log, DB: db}
-	a.Auth = auth.New(db.Auth(), auth.Options{Token: cfg.APIToken, LinkTTL: cfg.LinkTTL})
+	a.Auth = auth.New(db.Auth(), auth.Options{Token: cfg.APIToken, LinkTTL: cfg.LinkTTL, SecureCookies: cfg.PublicHTTPS()})
 	a.Links = a.Auth.NewLinks(cfg.PublicURL)
 	a.Scoring = scoring.New(db.Scoring(), db.Capture(), set)
 	a.Turns = capture.NewRecorder(db.Capture(), a.Scoring)

@@ -56,7 +56,10 @@ type Options struct {
 	SessionTTL time.Duration
 	// SignInTTL is how long a one-time sign-in link works (DefaultSignInTTL).
 	SignInTTL time.Duration
-	Now       func() time.Time
+	// SecureCookies marks every cookie Secure, as when hone is reached over
+	// https through a TLS proxy (HONE_PUBLIC_URL is https).
+	SecureCookies bool
+	Now           func() time.Time
 }
 
 // Auth checks the API token and signs and checks cookies and links.

@@ -19,7 +19,7 @@ const CookieName = "hone_session"
 const cookieVersion = "v1"
 
 // SessionCookie returns a cookie that signs id in for SessionTTL: signed,
-// HttpOnly, SameSite=Lax, Secure when the request came over TLS.
+// HttpOnly, SameSite=Lax, Secure as Secure says.
 func (a *Auth) SessionCookie(ctx context.Context, r *http.Request, id hone.Identity) (*http.Cookie, error) {
 	b, err := json.Marshal(id)
 	if err != nil {
@@ -33,13 +33,19 @@ func (a *Auth) SessionCookie(ctx context.Context, r *http.Request, id hone.Ident
 		return nil, err
 	}
 	return &http.Cookie{Name: CookieName, Value: strings.Join([]string{cookieVersion, payload, exp, sig}, "."),
-		Path: "/", Expires: expires, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode}, nil
+		Path: "/", Expires: expires, HttpOnly: true, Secure: a.Secure(r), SameSite: http.SameSiteLaxMode}, nil
 }
 
 // ClearCookie returns the cookie that signs out.
-func ClearCookie(r *http.Request) *http.Cookie {
-	return &http.Cookie{Name: CookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil,
+func (a *Auth) ClearCookie(r *http.Request) *http.Cookie {
+	return &http.Cookie{Name: CookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: a.Secure(r),
 		SameSite: http.SameSiteLaxMode}
+}
+
+// Secure reports whether cookies set in answer to r must be Secure: r came
+// over TLS, or hone is reached over https (Options.SecureCookies).
+func (a *Auth) Secure(r *http.Request) bool {
+	return r.TLS != nil || a != nil && a.opts.SecureCookies
 }
 
 // Session returns the identity r's sign-in cookie carries; ok is false when

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -228,6 +229,12 @@ func (c Config) Validate() error {
 	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		return hone.FieldError("HONE_DATABASE_URL", "HONE_DATABASE_URL must start with postgres:// or postgresql://")
 	}
+	if c.PublicURL != "" {
+		u, err := url.Parse(c.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return hone.FieldError("HONE_PUBLIC_URL", "HONE_PUBLIC_URL must be an http:// or https:// URL with a host, such as https://hone.example.com, not %q", c.PublicURL)
+		}
+	}
 	if c.MaxBodyBytes <= 0 {
 		return hone.FieldError("max-body-bytes", "the body limit must be positive")
 	}
@@ -242,6 +249,13 @@ func (c Config) Validate() error {
 			r.Min, r.Base, r.Max)
 	}
 	return nil
+}
+
+// PublicHTTPS reports whether users reach hone over https (HONE_PUBLIC_URL),
+// as behind a TLS proxy: then every cookie hone sets is Secure.
+func (c Config) PublicHTTPS() bool {
+	u, err := url.Parse(c.PublicURL)
+	return err == nil && u.Scheme == "https"
 }
 
 // CheckExposure refuses to serve an address other machines can reach
@@ -293,13 +307,15 @@ func (c Config) DatabaseName() string {
 	return fmt.Sprintf("postgres %s", redactURL(c.DatabaseURL))
 }
 
-func redactURL(u string) string {
-	at := strings.LastIndex(u, "@")
-	scheme := strings.Index(u, "://")
-	if at < 0 || scheme < 0 {
-		return u
+// redactURL is the database URL without its user, password or query (which
+// may hold a password too).
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(a URL that does not parse)"
 	}
-	return u[:scheme+3] + "…@" + u[at+1:]
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
 }
 
 // BudgetRules are the reach-out budget's rules the settings give.

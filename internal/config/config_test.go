@@ -22,8 +22,37 @@ func TestFromEnv(t *testing.T) {
 	}
 	t.Setenv("HONE_DATABASE_URL", "postgres://u:secret@db/hone")
 	c, _ = FromEnv()
-	if c.DSN() != "postgres://u:secret@db/hone" || c.DatabaseName() != "postgres postgres://…@db/hone" {
+	if c.DSN() != "postgres://u:secret@db/hone" || c.DatabaseName() != "postgres postgres://db/hone" {
 		t.Fatalf("dsn %q name %q", c.DSN(), c.DatabaseName())
+	}
+	t.Setenv("HONE_DATABASE_URL", "postgres://db/hone?user=u&password=secret&sslmode=disable")
+	if c, _ = FromEnv(); c.DatabaseName() != "postgres postgres://db/hone" {
+		t.Fatalf("name %q shows the password of the query", c.DatabaseName())
+	}
+}
+
+func TestPublicURL(t *testing.T) {
+	for _, tc := range []struct {
+		url        string
+		valid, tls bool
+	}{
+		{"", true, false},
+		{"http://localhost:8080", true, false},
+		{"https://hone.example.com", true, true},
+		{"https://hone.example.com/base/", true, true},
+		{"hone.example.com", false, false},
+		{"ftp://hone.example.com", false, false},
+		{"https://", false, false},
+		{"https://user:pw@hone.example.com", false, false},
+	} {
+		c := Config{PublicURL: tc.url, MaxBodyBytes: 1}
+		err := c.Validate()
+		if (err == nil) != tc.valid || err != nil && hone.ErrorField(err) != "HONE_PUBLIC_URL" {
+			t.Errorf("Validate(%q) = %v, want valid %v", tc.url, err, tc.valid)
+		}
+		if tc.valid && c.PublicHTTPS() != tc.tls {
+			t.Errorf("PublicHTTPS(%q) = %v, want %v", tc.url, c.PublicHTTPS(), tc.tls)
+		}
 	}
 }
 

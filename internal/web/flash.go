@@ -43,7 +43,7 @@ func setFlash(w http.ResponseWriter, r *http.Request, f Flash) {
 		v = encode()
 	}
 	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: v, Path: "/", MaxAge: 120, HttpOnly: true,
-		Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+		Secure: secureCookies(r), SameSite: http.SameSiteLaxMode})
 }
 
 // takeFlash returns the flash r carries, if any, and clears it.
@@ -53,7 +53,7 @@ func takeFlash(w http.ResponseWriter, r *http.Request) *Flash {
 		return nil
 	}
 	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
-		Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+		Secure: secureCookies(r), SameSite: http.SameSiteLaxMode})
 	b, err := base64.RawURLEncoding.DecodeString(c.Value)
 	var f Flash
 	if err != nil || json.Unmarshal(b, &f) != nil {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"cmp"
+	"context"
 	"crypto/subtle"
 	"net/http"
 	"time"
@@ -58,7 +59,11 @@ func (u *UI) guard(rt server.Route, w http.ResponseWriter, r *http.Request) (*ht
 	if err != nil {
 		return r, err
 	}
-	r = r.WithContext(hone.WithIdentity(r.Context(), id))
+	ctx := hone.WithIdentity(r.Context(), id)
+	if u.Auth.Secure(r) {
+		ctx = context.WithValue(ctx, secureKey{}, true)
+	}
+	r = r.WithContext(ctx)
 	if r.Method != http.MethodGet && r.Method != http.MethodHead && !rt.Fallback {
 		if err := crossOrigin.Check(r); err != nil {
 			return r, hone.Errorf(hone.EFORBIDDEN, "cross-origin requests are not allowed")
@@ -123,7 +128,16 @@ func csrfToken(w http.ResponseWriter, r *http.Request) string {
 // setYearCookie gives the browser an HttpOnly cookie for a year.
 func setYearCookie(w http.ResponseWriter, r *http.Request, name, value, path string, sameSite http.SameSite) {
 	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: path, MaxAge: int((365 * 24 * time.Hour).Seconds()),
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: sameSite})
+		HttpOnly: true, Secure: secureCookies(r), SameSite: sameSite})
+}
+
+// secureKey marks a request whose answer's cookies must be Secure.
+type secureKey struct{}
+
+// secureCookies reports whether the cookies of r's answer must be Secure:
+// r came over TLS, or hone is reached over https (HONE_PUBLIC_URL).
+func secureCookies(r *http.Request) bool {
+	return r.TLS != nil || r.Context().Value(secureKey{}) != nil
 }
 
 // validCSRF reports whether the request repeats its CSRF cookie in the

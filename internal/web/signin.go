@@ -6,7 +6,6 @@ import (
 	"unicode"
 
 	"github.com/honehq/hone"
-	"github.com/honehq/hone/internal/auth"
 )
 
 // safeNext returns next when it is a path of this site, else "/", so that
@@ -80,7 +79,7 @@ func (u *UI) signInLink(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (u *UI) signOut(w http.ResponseWriter, r *http.Request) error {
-	http.SetCookie(w, auth.ClearCookie(r))
+	http.SetCookie(w, u.Auth.ClearCookie(r))
 	http.Redirect(w, r, "/signin", http.StatusSeeOther)
 	return nil
 }

@@ -23,12 +23,12 @@ func workshopPath(workshopID string) string { return "/w/" + workshopID }
 // so that a new link revokes the old sign-ins at once.
 func setMemberCookie(w http.ResponseWriter, r *http.Request, workshopID, token string) {
 	http.SetCookie(w, &http.Cookie{Name: memberCookie(workshopID), Value: token, Path: workshopPath(workshopID),
-		MaxAge: int(memberCookieTTL.Seconds()), HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+		MaxAge: int(memberCookieTTL.Seconds()), HttpOnly: true, Secure: secureCookies(r), SameSite: http.SameSiteLaxMode})
 }
 
 func clearMemberCookie(w http.ResponseWriter, r *http.Request, workshopID string) {
 	http.SetCookie(w, &http.Cookie{Name: memberCookie(workshopID), Value: "", Path: workshopPath(workshopID),
-		MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+		MaxAge: -1, HttpOnly: true, Secure: secureCookies(r), SameSite: http.SameSiteLaxMode})
 }
 
 // errNotMember is the answer to someone on a workshop's pages who is neither
