@@ -119,7 +119,7 @@ func TestSessionCookieRoundTrip(t *testing.T) {
 			t.Errorf("cookie over TLS: Secure=%v err=%v, want Secure", sc != nil && sc.Secure, err)
 		}
 
-		clear := auth.ClearCookie(httptest.NewRequest(http.MethodPost, "/signout", nil))
+		clear := a.ClearCookie(httptest.NewRequest(http.MethodPost, "/signout", nil))
 		if clear.Name != auth.CookieName || clear.Value != "" || clear.MaxAge >= 0 || clear.Path != "/" || !clear.HttpOnly {
 			t.Errorf("ClearCookie = %+v, want an empty hone_session with MaxAge<0 at /", clear)
 		}

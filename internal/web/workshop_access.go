@@ -19,11 +19,17 @@ func workshopPath(workshopID string) string { return "/w/" + workshopID }
 
 // setMemberCookie signs the holder of token in to the workshop's pages:
 // HttpOnly, SameSite=Lax (the join link is opened from mail or chat),
-// Secure over TLS. The cookie holds the token, checked on every request,
-// so that a new link revokes the old sign-ins at once.
-func setMemberCookie(w http.ResponseWriter, r *http.Request, workshopID, token string) {
-	http.SetCookie(w, &http.Cookie{Name: memberCookie(workshopID), Value: token, Path: workshopPath(workshopID),
+// Secure over https. The cookie holds the token, checked on every request
+// so that a new link revokes the old sign-ins at once, signed so that a
+// rotation of hone's secret ends them too.
+func (u *UI) setMemberCookie(w http.ResponseWriter, r *http.Request, workshopID, token string) error {
+	v, err := u.Auth.MemberCookieValue(r.Context(), workshopID, token)
+	if err != nil {
+		return err
+	}
+	http.SetCookie(w, &http.Cookie{Name: memberCookie(workshopID), Value: v, Path: workshopPath(workshopID),
 		MaxAge: int(memberCookieTTL.Seconds()), HttpOnly: true, Secure: secureCookies(r), SameSite: http.SameSiteLaxMode})
+	return nil
 }
 
 func clearMemberCookie(w http.ResponseWriter, r *http.Request, workshopID string) {
@@ -44,9 +50,15 @@ func (u *UI) memberIdentity(w http.ResponseWriter, r *http.Request) (hone.Identi
 	ctx := r.Context()
 	wid := r.PathValue("id")
 	if c, err := r.Cookie(memberCookie(wid)); err == nil {
-		id, ok, err := u.Workshops.Authenticate(ctx, c.Value)
+		token, ok, err := u.Auth.MemberCookieToken(ctx, wid, c.Value)
 		if err != nil {
-			return id, err
+			return hone.Identity{}, err
+		}
+		var id hone.Identity
+		if ok {
+			if id, ok, err = u.Workshops.Authenticate(ctx, token); err != nil {
+				return id, err
+			}
 		}
 		if ok && id.WorkshopID == wid {
 			return id, nil
@@ -77,7 +89,9 @@ func (u *UI) joinWorkshop(w http.ResponseWriter, r *http.Request) error {
 	if !ok || id.WorkshopID != wid {
 		return hone.Errorf(hone.EUNAUTHORIZED, "This join link is not valid: it may have been mistyped, or replaced by a newer one. Ask your facilitator for a new link.")
 	}
-	setMemberCookie(w, r, wid, r.PathValue("token"))
+	if err := u.setMemberCookie(w, r, wid, r.PathValue("token")); err != nil {
+		return err
+	}
 	http.Redirect(w, r, workshopPath(wid), http.StatusSeeOther)
 	return nil
 }

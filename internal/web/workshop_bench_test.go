@@ -229,7 +229,11 @@ func BenchmarkWorkshopPages(b *testing.B) {
 	w := "/w/" + s.ws.ID
 	csrf := strings.Repeat("c", 32)
 	member := func(acc workshop.Access) *http.Cookie {
-		return &http.Cookie{Name: "hone_w_" + acc.WorkshopID, Value: acc.Token}
+		v, err := s.app.Auth.MemberCookieValue(context.Background(), acc.WorkshopID, acc.Token)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return &http.Cookie{Name: "hone_w_" + acc.WorkshopID, Value: v}
 	}
 	fac, idleFac := member(s.ws.Facilitator), member(s.idle.Facilitator)
 	pages := []struct {

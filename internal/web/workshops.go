@@ -32,7 +32,9 @@ func (u *UI) createWorkshop(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return u.formError(w, r, "/workshops", err)
 	}
-	setMemberCookie(w, r, c.ID, c.Facilitator.Token)
+	if err := u.setMemberCookie(w, r, c.ID, c.Facilitator.Token); err != nil {
+		return err
+	}
 	setFlash(w, r, Flash{Notice: "Workshop created. You are its facilitator: add the participants and import the traces to review.",
 		Link: c.Facilitator.JoinURL, LinkLabel: "Your own join link (to open this workshop in another browser)"})
 	http.Redirect(w, r, workshopPath(c.ID), http.StatusSeeOther)
