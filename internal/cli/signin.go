@@ -70,7 +70,7 @@ up the new secret within 5 seconds.`,
 				if err := auth.New(db.Auth(), auth.Options{}).Rotate(cmd.Context()); err != nil {
 					return err
 				}
-				fmt.Fprintln(cmd.OutOrStdout(), "The signing secret is new: every sign-in and signed link from before no longer works.")
+				fmt.Fprintln(cmd.OutOrStdout(), "The signing secret is new: every sign-in and signed link from before no longer works (workshop members open their join links again).")
 				return nil
 			})
 		},
