@@ -11,6 +11,7 @@ import (
 
 	"github.com/honehq/hone/internal/api"
 	"github.com/honehq/hone/internal/config"
+	"github.com/honehq/hone/internal/ndjson"
 )
 
 // batch posts body to /turns/batch and returns the answer, which must have
@@ -218,3 +219,78 @@ func TestNULAndInvalidUTF8AreReplacedAlike(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// TestBatchBounds: a batch carries at most ndjson.MaxBatchItems turns (413
+// naming the bound beyond it, nothing recorded), and its answer lists the
+// first ndjson.ListedErrors errors in full and counts the rest, so that a
+// body of 4 MiB of bad lines gets a small answer.
+func TestBatchBounds(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, cfg config.Config) {
+		s := start(t, cfg)
+		h := http.Header{"Content-Type": {"application/x-ndjson"}}
+
+		flood := strings.Repeat("{}\n", (4<<20)/3-1)
+		res, b := s.send("POST", "/turns/batch", flood, withToken(s, h))
+		if res.StatusCode != http.StatusRequestEntityTooLarge || errorOf(t, b).Code != "too_large" ||
+			!strings.Contains(errorOf(t, b).Message, fmt.Sprint(ndjson.MaxBatchItems)) || len(b) > 1024 {
+			t.Fatalf("4 MiB of {} lines: %d (%d bytes) %.300s", res.StatusCode, len(b), b)
+		}
+		array := "[" + strings.Repeat("{},", ndjson.MaxBatchItems) + "{}]"
+		if res, b := s.send("POST", "/turns/batch", array, withToken(s, nil)); res.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("an array of %d turns: %d %.300s", ndjson.MaxBatchItems+1, res.StatusCode, b)
+		}
+
+		var lines []string
+		for i := range ndjson.MaxBatchItems {
+			if i%1000 == 0 {
+				lines = append(lines, mustJSON(t, turn("conv-bounds", fmt.Sprint("question ", i))))
+			} else {
+				lines = append(lines, "{}")
+			}
+		}
+		res, b = s.send("POST", "/turns/batch", strings.Join(lines, "\n"), withToken(s, h))
+		if res.StatusCode != http.StatusMultiStatus || len(b) > 64<<10 {
+			t.Fatalf("%d lines, all but 10 bad: %d, %d bytes", ndjson.MaxBatchItems, res.StatusCode, len(b))
+		}
+		validate(t, "BatchAnswer", b)
+		var out api.BatchAnswer
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatal(err)
+		}
+		recorded, listed, last := 0, 0, -1
+		for _, r := range out.Results {
+			if r.Index <= last {
+				t.Fatalf("results out of order: %d after %d", r.Index, last)
+			}
+			last = r.Index
+			if r.Error != nil {
+				listed++
+				if r.Error.Field != "conversation_id" && r.Error.Field != "user_message" && r.Error.Field != "response" {
+					t.Errorf("result %d: %+v", r.Index, r.Error)
+				}
+				continue
+			}
+			if r.Index%1000 != 0 || r.ID == "" {
+				t.Errorf("result %d: %+v, want only every 1000th turn recorded", r.Index, r)
+			}
+			recorded++
+		}
+		if recorded != 10 || listed != ndjson.ListedErrors || out.ErrorsNotListed != ndjson.MaxBatchItems-10-ndjson.ListedErrors {
+			t.Errorf("recorded %d, listed %d errors, %d not listed", recorded, listed, out.ErrorsNotListed)
+		}
+		if got := s.session(out.Results[0].SessionID); got.TotalTurns != 10 {
+			t.Errorf("the session holds %d turns, want 10", got.TotalTurns)
+		}
+	})
+}
+
+func withToken(s *apiServer, h http.Header) http.Header {
+	out := http.Header{}
+	for k, v := range h {
+		out[k] = v
+	}
+	if s.token != "" {
+		out.Set("Authorization", "Bearer "+s.token)
+	}
+	return out
+}

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/ndjson"
 	"github.com/honehq/hone/internal/server"
 )
 
@@ -59,16 +59,20 @@ type BatchResult struct {
 	Error      *server.ErrorDetail `json:"error,omitempty"`
 }
 
-// BatchAnswer is the answer to POST /turns/batch: one result per turn, in
-// the order of the request.
+// BatchAnswer is the answer to POST /turns/batch: a result per recorded
+// turn and per listed error, in the order of the request. Only the first
+// ndjson.ListedErrors errors are listed; ErrorsNotListed counts the others,
+// whose turns are the indexes missing from Results.
 type BatchAnswer struct {
-	Results []BatchResult `json:"results"`
+	Results         []BatchResult `json:"results"`
+	ErrorsNotListed int           `json:"errors_not_listed,omitempty"`
 }
 
 // createTurns records a batch of turns: a JSON array, or NDJSON (one turn
-// per line). Every item is validated; the valid ones are written in one
-// transaction. The answer is 200 when every turn was recorded and 207 when
-// some were not, each result saying why.
+// per line), of at most ndjson.MaxBatchItems turns. Every item is
+// validated; the valid ones are written in one transaction. The answer is
+// 200 when every turn was recorded and 207 when some were not, each listed
+// error saying why.
 func (a *API) createTurns(w http.ResponseWriter, r *http.Request) error {
 	key := r.Header.Get(IdempotencyHeader)
 	if err := capture.ValidateKey(key); err != nil {
@@ -97,57 +101,71 @@ func (a *API) createTurns(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := BatchAnswer{Results: make([]BatchResult, len(ins))}
-	status := http.StatusOK
+	out := BatchAnswer{Results: make([]BatchResult, 0, len(ins))}
+	status, errs := http.StatusOK, 0
 	for i, res := range res {
 		br := BatchResult{Index: i}
 		err := res.Err
 		if bad[i] != nil {
 			err = bad[i]
 		}
-		if err != nil {
-			d := server.Detail(err)
-			br.Error, status = &d, http.StatusMultiStatus
-		} else {
+		if err == nil {
 			br.ID, br.SessionID, br.TurnNumber, br.Replayed = res.Turn.ID, res.Turn.SessionID, res.Turn.Number, res.Replayed
+			out.Results = append(out.Results, br)
+			continue
 		}
-		out.Results[i] = br
+		status, errs = http.StatusMultiStatus, errs+1
+		if errs > ndjson.ListedErrors {
+			out.ErrorsNotListed++
+			continue
+		}
+		d := server.Detail(err)
+		br.Error = &d
+		out.Results = append(out.Results, br)
 	}
 	return server.WriteJSON(w, status, out)
 }
 
+// errTooManyTurns refuses a batch of more turns than one request may carry.
+var errTooManyTurns = hone.Errorf(hone.ETOOLARGE, "the batch holds more than %d turns, the most one request may carry: split it", ndjson.MaxBatchItems)
+
 // decodeBatch reads a JSON array of turns or NDJSON. bad[i] is the error of
 // item i when it could not be decoded; err is for a body that cannot be read
-// as a batch at all.
+// as a batch at all, or holds more than ndjson.MaxBatchItems turns.
 func decodeBatch(body []byte) (ins []capture.TurnInput, bad []error, err error) {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		return decodeArray(trimmed)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(nil, len(body)+1)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := bytes.TrimSpace(sc.Bytes())
-		if len(text) == 0 {
-			continue
+	rd := ndjson.NewReader(bytes.NewReader(body), len(body))
+	for {
+		line, text, err := rd.Next()
+		if err == io.EOF {
+			return ins, bad, nil
+		}
+		if len(ins) == ndjson.MaxBatchItems {
+			return nil, nil, errTooManyTurns
 		}
 		in := &capture.TurnInput{}
-		dec := json.NewDecoder(bytes.NewReader(text))
-		dec.DisallowUnknownFields()
-		err := dec.Decode(&in)
 		switch {
-		case err == nil && dec.More():
-			err = lineError(line, hone.Errorf(hone.EINVALID, "more than one JSON value on the line"))
+		case hone.ErrorCode(err) == hone.ETOOLARGE:
 		case err != nil:
-			err = lineError(line, server.JSONError(err))
-		case in == nil:
-			err, in = lineError(line, errNullTurn), &capture.TurnInput{}
+			return nil, nil, err
+		default:
+			dec := json.NewDecoder(bytes.NewReader(text))
+			dec.DisallowUnknownFields()
+			err = dec.Decode(&in)
+			switch {
+			case err == nil && dec.More():
+				err = lineError(line, hone.Errorf(hone.EINVALID, "more than one JSON value on the line"))
+			case err != nil:
+				err = lineError(line, server.JSONError(err))
+			case in == nil:
+				err, in = lineError(line, errNullTurn), &capture.TurnInput{}
+			}
 		}
 		ins, bad = append(ins, *in), append(bad, err)
 	}
-	return ins, bad, sc.Err()
 }
 
 func decodeArray(body []byte) (ins []capture.TurnInput, bad []error, err error) {
@@ -157,6 +175,9 @@ func decodeArray(body []byte) (ins []capture.TurnInput, bad []error, err error) 
 		return nil, nil, server.JSONError(err)
 	}
 	for dec.More() {
+		if len(ins) == ndjson.MaxBatchItems {
+			return nil, nil, errTooManyTurns
+		}
 		in := &capture.TurnInput{}
 		err := dec.Decode(&in)
 		var syntax *json.SyntaxError
