@@ -19,10 +19,11 @@ const (
 	EFORBIDDEN    = "forbidden"
 	ETIMEOUT      = "timeout"
 	ENOTALLOWED   = "method_not_allowed"
+	EMEDIATYPE    = "unsupported_media_type"
 )
 
 // Codes lists every error code, in the order the API documents them.
-var Codes = []string{EINVALID, EUNAUTHORIZED, EFORBIDDEN, ENOTFOUND, ENOTALLOWED, ETIMEOUT, ECONFLICT, ETOOLARGE,
+var Codes = []string{EINVALID, EUNAUTHORIZED, EFORBIDDEN, ENOTFOUND, ENOTALLOWED, ETIMEOUT, ECONFLICT, ETOOLARGE, EMEDIATYPE,
 	EINTERNAL, EUNAVAILABLE}
 
 // Error is an error whose message is safe to show to a user. Field names the

@@ -50,7 +50,9 @@ type API struct {
 	Auth    *auth.Auth
 	// MaxBodyBytes bounds request bodies.
 	MaxBodyBytes int64
-	Logger       *slog.Logger
+	// Hosts, when not nil, are the only hosts the API answers to.
+	Hosts  *server.Hosts
+	Logger *slog.Logger
 }
 
 // Handler serves the API's route table.
@@ -59,7 +61,7 @@ func (a *API) Handler() http.Handler {
 		a.Logger = slog.Default()
 	}
 	f := &server.Face{Prefix: Prefix, Routes: a.Routes(), Guard: a.guard, Errors: server.JSONBody, Log: a.Logger,
-		What: "API endpoint"}
+		What: "API endpoint", Hosts: a.Hosts}
 	return f.Mux()
 }
 
@@ -69,9 +71,18 @@ var errUnauthorized = hone.Errorf(hone.EUNAUTHORIZED, "a valid Bearer token is r
 // errMemberToken refuses a workshop member's token outside the workshop routes.
 var errMemberToken = hone.Errorf(hone.EFORBIDDEN, "a workshop member's token opens only the routes of their workshop")
 
+// crossOrigin refuses what a browser says another site's page sends.
+var crossOrigin = http.NewCrossOriginProtection()
+
+// errCrossOrigin refuses a change a page of another site asked for.
+var errCrossOrigin = hone.Errorf(hone.EFORBIDDEN, "the browser says another site's page sent this request: "+
+	"hone's API takes changes only from its own pages and from clients that are not browsers")
+
 // guard requires the Bearer token when one is configured (the admin's, or
-// on the workshop routes a member's own), puts the caller's identity in the
-// request's context and bounds the body.
+// on the workshop routes a member's own), refuses a change another site's
+// page asks a browser for or whose body is not of a media type the route
+// takes, puts the caller's identity in the request's context and bounds the
+// body.
 func (a *API) guard(rt server.Route, w http.ResponseWriter, r *http.Request) (*http.Request, error) {
 	id := hone.Local
 	got, hasToken := bearerToken(r.Header.Get("Authorization"))
@@ -101,6 +112,12 @@ func (a *API) guard(rt server.Route, w http.ResponseWriter, r *http.Request) (*h
 	case enabled:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="hone"`)
 		return r, errUnauthorized
+	}
+	if err := crossOrigin.Check(r); err != nil {
+		return r, errCrossOrigin
+	}
+	if err := server.CheckMediaType(rt, r); err != nil {
+		return r, err
 	}
 	if r.Body != nil && a.MaxBodyBytes > 0 {
 		r.Body = http.MaxBytesReader(w, r.Body, a.MaxBodyBytes)

@@ -13,7 +13,7 @@ func (a *API) Routes() []server.Route {
 	return append([]server.Route{
 		{Method: "GET", Path: "/openapi.json", Handler: a.openAPI, Open: true},
 		{Method: "POST", Path: "/turns", Handler: a.createTurn},
-		{Method: "POST", Path: "/turns/batch", Handler: a.createTurns},
+		{Method: "POST", Path: "/turns/batch", Handler: a.createTurns, Accepts: batchTypes},
 		{Method: "POST", Path: "/messages", Handler: a.createMessage},
 		{Method: "GET", Path: "/sessions", Handler: a.listSessions},
 		{Method: "GET", Path: "/sessions/{id}", Handler: a.getSession},
@@ -28,6 +28,12 @@ func (a *API) Routes() []server.Route {
 	}, slices.Concat(a.learningRoutes(), a.alertRoutes(), a.suggestionRoutes(), a.workshopRoutes())...)
 }
 
+// batchTypes are the media types of a batch: a JSON array, or NDJSON.
+var batchTypes = append([]string{server.JSONType}, server.NDJSONTypes...)
+
+// traceTypes are the media types of a workshop's trace import.
+var traceTypes = []string{server.JSONType, "application/x-ndjson", "application/jsonl", "text/csv"}
+
 // workshopRoutes are the discovery workshop's routes; a member's own token
 // opens them (for their workshop).
 func (a *API) workshopRoutes() []server.Route {
@@ -40,7 +46,7 @@ func (a *API) workshopRoutes() []server.Route {
 		{Method: "POST", Path: "/workshops/{id}/members", Handler: a.addMember},
 		{Method: "POST", Path: "/workshops/{id}/members/{member_id}/token", Handler: a.newMemberToken},
 		{Method: "GET", Path: "/workshops/{id}/traces", Handler: a.listTraces},
-		{Method: "POST", Path: "/workshops/{id}/traces", Handler: a.importTraces},
+		{Method: "POST", Path: "/workshops/{id}/traces", Handler: a.importTraces, Accepts: traceTypes},
 		{Method: "POST", Path: "/workshops/{id}/traces/from-sessions", Handler: a.importSessions},
 		{Method: "POST", Path: "/workshops/{id}/phase", Handler: a.setPhase},
 		{Method: "POST", Path: "/workshops/{id}/begin-discovery", Handler: a.beginDiscovery},

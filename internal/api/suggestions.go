@@ -17,7 +17,7 @@ import (
 // suggestionRoutes are suggestion tracking's routes.
 func (a *API) suggestionRoutes() []server.Route {
 	return []server.Route{
-		{Method: "POST", Path: "/suggestions", Handler: a.ingestSuggestions},
+		{Method: "POST", Path: "/suggestions", Handler: a.ingestSuggestions, Accepts: batchTypes},
 		{Method: "GET", Path: "/suggestions", Handler: a.listSuggestions},
 		{Method: "DELETE", Path: "/suggestions", Handler: a.forgetSuggestions},
 		{Method: "GET", Path: "/suggestions/stats", Handler: a.suggestionStats},

@@ -283,8 +283,11 @@ func TestSuggestionIngest(t *testing.T) {
 		if res := s.ingest(" [] ", "application/json"); res.Accepted != 0 || res.Duplicates != 0 || len(res.Errors) != 0 {
 			t.Errorf("empty array: %+v", res)
 		}
-		// One object, good and bad; JSON is the default.
-		if res := s.ingest(line(recs[5]), "text/plain"); res.Accepted != 1 || len(res.Errors) != 0 {
+		// One object, good and bad; a body of another media type is refused.
+		if res, b := s.send("POST", "/suggestions", line(recs[5]), http.Header{"Content-Type": {"text/plain"}}); res.StatusCode != http.StatusUnsupportedMediaType {
+			t.Errorf("a text/plain record: %d %s", res.StatusCode, b)
+		}
+		if res := s.ingest(line(recs[5]), "application/json"); res.Accepted != 1 || len(res.Errors) != 0 {
 			t.Errorf("one record: %+v", res)
 		}
 		if res := s.ingest(edit(recs[5], map[string]any{"actual_input": nil}), "application/json"); res.Accepted != 0 ||

@@ -342,7 +342,7 @@ func TestWorkshopDiscovery(t *testing.T) {
 			}
 			fac.wantError("POST", "/workshops/"+id+"/traces?skip_invalid=maybe", `[{"input":"q","output":"a"}]`, http.StatusBadRequest, "invalid", "skip_invalid")
 			fac.wantErrorWith("POST", "/workshops/"+id+"/traces", "input,output\nq,a\n", http.Header{"Content-Type": {"text/plain"}},
-				http.StatusBadRequest, "invalid", "")
+				http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type")
 			fac.wantError("POST", "/workshops/"+id+"/traces", `{"input":"q","output":"a"}`, http.StatusBadRequest, "invalid", "")
 			if got := fac.getWorkshop(id).TraceCount; got != 8 {
 				t.Errorf("%d traces, want 8", got)

@@ -22,6 +22,7 @@ import (
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/metrics"
 	"github.com/honehq/hone/internal/scoring"
+	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/suggestions"
 	"github.com/honehq/hone/internal/tuning"
@@ -57,9 +58,11 @@ type App struct {
 	LLMError error
 
 	prompts []*gateway.Prompt
-	server  *http.Server
-	ln      net.Listener
-	done    chan error
+	// hosts are the hosts hone answers to without an API token; nil with one.
+	hosts  *server.Hosts
+	server *http.Server
+	ln     net.Listener
+	done   chan error
 }
 
 // Open connects to and migrates the database and builds every part of hone,
@@ -92,6 +95,9 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 	a := &App{Config: cfg, Log: log, DB: db}
 	a.Auth = auth.New(db.Auth(), auth.Options{Token: cfg.APIToken, LinkTTL: cfg.LinkTTL, SecureCookies: cfg.PublicHTTPS()})
 	a.Links = a.Auth.NewLinks(cfg.PublicURL)
+	if cfg.APIToken == "" {
+		a.hosts = server.NewHosts(publicHost(cfg.PublicURL))
+	}
 	a.Scoring = scoring.New(db.Scoring(), db.Capture(), set)
 	a.Turns = capture.NewRecorder(db.Capture(), a.Scoring)
 	a.Chat = chat.NewRouter(log, a.sessionOf)
@@ -109,10 +115,10 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 	a.Suggestions = suggestions.NewService(db.Suggestions(), suggestions.Options{Logger: log, HistoryRoot: cfg.SuggestionRoot})
 	a.API = &api.API{Suggestions: a.Suggestions, Turns: a.Turns, Sessions: db.Capture(), Chat: a.Chat, Tuning: a.Tuning, Scoring: a.Scoring,
 		LLMCalls: db.LLMCalls(), Workshops: a.Workshops, Learning: a.Learning, Prompts: a.Prompts, Auth: a.Auth,
-		MaxBodyBytes: cfg.MaxBodyBytes, Logger: log}
+		MaxBodyBytes: cfg.MaxBodyBytes, Hosts: a.hosts, Logger: log}
 	if a.UI, err = web.New(&web.UI{Sessions: db.Capture(), Turns: a.Turns, Chat: a.Chat, Tuning: a.Tuning,
 		Scoring: a.Scoring, Workshops: a.Workshops, Learning: a.Learning, Suggestions: a.Suggestions, Auth: a.Auth, Health: db.CheckWrite,
-		Logger: log}); err != nil {
+		Hosts: a.hosts, Logger: log}); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -153,6 +159,9 @@ func (a *App) Listen() error {
 		return fmt.Errorf("listen on %s: %w", a.Config.Addr, err)
 	}
 	a.ln = ln
+	if a.hosts != nil {
+		a.hosts.Add(listenHosts(a.Config.Addr, ln.Addr())...)
+	}
 	readTimeout := a.Config.ReadTimeout
 	if readTimeout <= 0 {
 		readTimeout = config.DefaultReadTimeout

@@ -60,6 +60,9 @@ func call(t *testing.T, method, url string, body any) answer {
 		r = strings.NewReader(string(b))
 	}
 	req, _ := http.NewRequest(method, url, r)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	client := &http.Client{Timeout: 20 * time.Second}
 	res, err := client.Do(req)
 	if err != nil {

@@ -22,6 +22,7 @@ var statusOf = map[string]int{
 	hone.ETIMEOUT:      http.StatusRequestTimeout,
 	hone.ECONFLICT:     http.StatusConflict,
 	hone.ETOOLARGE:     http.StatusRequestEntityTooLarge,
+	hone.EMEDIATYPE:    http.StatusUnsupportedMediaType,
 	hone.EINTERNAL:     http.StatusInternalServerError,
 	hone.EUNAVAILABLE:  http.StatusServiceUnavailable,
 }

@@ -33,6 +33,9 @@ type Route struct {
 	// MaxBody, when set, bounds the route's request body instead of the
 	// face's own limit (a file upload).
 	MaxBody int64
+	// Accepts are the media types the route's request body may have, for
+	// CheckMediaType; nil means application/json only.
+	Accepts []string
 	// Fallback is set on the route Mux adds for what no other route serves:
 	// it answers 404, or 405 with Allow, and changes nothing.
 	Fallback bool
@@ -60,6 +63,9 @@ type Face struct {
 	// What names what the face serves in its 404 and 405 messages, such as
 	// "API endpoint" or "page".
 	What string
+	// Hosts, when not nil, are the only Host headers the face answers;
+	// others get 403 before anything else runs.
+	Hosts *Hosts
 }
 
 // Logger is the part of *slog.Logger faces use.
@@ -114,6 +120,10 @@ func (f *Face) serve(rt Route) http.Handler {
 		}
 		if p := r.URL.Path; strings.IndexByte(p, 0) >= 0 || !utf8.ValidString(p) {
 			WriteError(w, r, f.Log, hone.Errorf(hone.ENOTFOUND, "nothing is at a path with a NUL character or bytes that are not UTF-8"), body)
+			return
+		}
+		if !f.Hosts.Allow(r.Host) {
+			WriteError(w, r, f.Log, errHost(r.Host), body)
 			return
 		}
 		if f.Guard != nil {

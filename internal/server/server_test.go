@@ -100,3 +100,80 @@ func TestLogsNeverHoldAPathsCredential(t *testing.T) {
 		}
 	}
 }
+
+func TestHosts(t *testing.T) {
+	h := server.NewHosts("hone.example.com", "10.0.0.5", "[fd00::1]:8080", "")
+	for host, want := range map[string]bool{
+		"localhost":              true,
+		"localhost:8080":         true,
+		"LOCALHOST.:8080":        true,
+		"app.localhost:8080":     true,
+		"127.0.0.1:8080":         true,
+		"127.1.2.3":              true,
+		"[::1]:8080":             true,
+		"hone.example.com":       true,
+		"Hone.Example.com:443":   true,
+		"10.0.0.5:8080":          true,
+		"[fd00::1]:8080":         true,
+		"evil.example":           false,
+		"evil.example:8080":      false,
+		"localhost.evil.example": false,
+		"hone.example.com.evil":  false,
+		"10.0.0.6:8080":          false,
+		"":                       false,
+		"0.0.0.0:8080":           false,
+	} {
+		if got := h.Allow(host); got != want {
+			t.Errorf("Allow(%q) = %v, want %v", host, got, want)
+		}
+	}
+	var none *server.Hosts
+	if !none.Allow("evil.example") {
+		t.Error("a nil *Hosts refuses a host")
+	}
+}
+
+func TestCheckMediaType(t *testing.T) {
+	jsonRoute := server.Route{}
+	batch := server.Route{Accepts: append([]string{server.JSONType}, server.NDJSONTypes...)}
+	for _, tc := range []struct {
+		method, contentType, body string
+		rt                        server.Route
+		ok                        bool
+	}{
+		{"GET", "text/plain", "x", jsonRoute, true},
+		{"HEAD", "", "", jsonRoute, true},
+		{"POST", "application/json", "{}", jsonRoute, true},
+		{"POST", "Application/JSON; charset=utf-8", "{}", jsonRoute, true},
+		{"PATCH", "application/json", "{}", jsonRoute, true},
+		{"POST", "", "", jsonRoute, true},
+		{"DELETE", "", "", jsonRoute, true},
+		{"POST", "", "{}", jsonRoute, false},
+		{"POST", "text/plain", "{}", jsonRoute, false},
+		{"POST", "text/plain;charset=UTF-8", "{}", jsonRoute, false},
+		{"POST", "application/x-www-form-urlencoded", "a=1", jsonRoute, false},
+		{"POST", "application/x-www-form-urlencoded", "", jsonRoute, false},
+		{"POST", "multipart/form-data; boundary=x", "--x--", jsonRoute, false},
+		{"PUT", "application/x-ndjson", "{}", jsonRoute, false},
+		{"POST", "application/x-ndjson", "{}\n", batch, true},
+		{"POST", "application/jsonl", "{}\n", batch, true},
+		{"POST", "text/csv", "a,b", batch, false},
+		{"POST", "not a media type", "{}", jsonRoute, false},
+	} {
+		var body io.Reader
+		if tc.body != "" {
+			body = strings.NewReader(tc.body)
+		}
+		r := httptest.NewRequest(tc.method, "/x", body)
+		if tc.contentType != "" {
+			r.Header.Set("Content-Type", tc.contentType)
+		}
+		err := server.CheckMediaType(tc.rt, r)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s %q %q: %v, want ok %v", tc.method, tc.contentType, tc.body, err, tc.ok)
+		}
+		if err != nil && (hone.ErrorCode(err) != hone.EMEDIATYPE || hone.ErrorField(err) != "Content-Type" || server.Status(err) != 415) {
+			t.Errorf("%s %q: error %v, want 415 naming Content-Type", tc.method, tc.contentType, err)
+		}
+	}
+}

@@ -297,6 +297,7 @@ func TestChatMessagesRequireTheCSRFToken(t *testing.T) {
 	big := httptest.NewRequest(http.MethodPost, "/chat/messages",
 		strings.NewReader(`{"prompt":"MASTER_PROMPT.md","text":"`+strings.Repeat("a", 3<<20)+`"}`))
 	big.Header.Set("X-CSRF-Token", c.token)
+	big.Host = strings.TrimPrefix(c.base, "http://")
 	base, _ := url.Parse(c.base + "/chat")
 	for _, cookie := range c.Jar.Cookies(base) {
 		big.AddCookie(cookie)

@@ -51,6 +51,8 @@ type UI struct {
 	Auth        *auth.Auth
 	// Health checks that the database takes writes, for /healthz.
 	Health func(ctx context.Context) error
+	// Hosts, when not nil, are the only hosts the pages answer to.
+	Hosts  *server.Hosts
 	Logger *slog.Logger
 
 	pages     map[string]*template.Template
@@ -88,7 +90,8 @@ func New(u *UI) (*UI, error) {
 
 // Handler serves the UI's route table.
 func (u *UI) Handler() http.Handler {
-	f := &server.Face{Routes: u.Routes(), Guard: u.guard, Errors: u.errorPage, JSONErrors: server.JSONBody, Log: u.Logger}
+	f := &server.Face{Routes: u.Routes(), Guard: u.guard, Errors: u.errorPage, JSONErrors: server.JSONBody, Log: u.Logger,
+		Hosts: u.Hosts}
 	return f.Mux()
 }
 
@@ -180,6 +183,7 @@ func (u *UI) Render(w http.ResponseWriter, r *http.Request, status int, name str
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", pageCSP)
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(b.String()))
 }
