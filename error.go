@@ -20,11 +20,12 @@ const (
 	ETIMEOUT      = "timeout"
 	ENOTALLOWED   = "method_not_allowed"
 	EMEDIATYPE    = "unsupported_media_type"
+	ETOOMANY      = "too_many_requests"
 )
 
 // Codes lists every error code, in the order the API documents them.
 var Codes = []string{EINVALID, EUNAUTHORIZED, EFORBIDDEN, ENOTFOUND, ENOTALLOWED, ETIMEOUT, ECONFLICT, ETOOLARGE, EMEDIATYPE,
-	EINTERNAL, EUNAVAILABLE}
+	ETOOMANY, EINTERNAL, EUNAVAILABLE}
 
 // Error is an error whose message is safe to show to a user. Field names the
 // input that was wrong, when there is one.

@@ -87,13 +87,26 @@ func (a *API) guard(rt server.Route, w http.ResponseWriter, r *http.Request) (*h
 	id := hone.Local
 	got, hasToken := bearerToken(r.Header.Get("Authorization"))
 	enabled := a.Auth != nil && a.Auth.Enabled()
+	var attempts *auth.Throttle
+	if a.Auth != nil {
+		attempts = a.Auth.Attempts
+	}
+	member := hasToken && a.Workshops != nil && workshop.LooksLikeToken(got)
+	if hasToken && (enabled || member) {
+		if err := attempts.Check(r); err != nil {
+			return r, err
+		}
+	}
 	switch {
 	case enabled && hasToken && a.Auth.CheckToken(got):
 		id = hone.Admin
-	case hasToken && a.Workshops != nil && workshop.LooksLikeToken(got):
+	case member:
 		member, ok, err := a.Workshops.Authenticate(r.Context(), got)
 		if err != nil {
 			return r, err
+		}
+		if !ok {
+			attempts.Fail(r.Context(), r, "workshop member token")
 		}
 		if !ok && rt.Open {
 			id = hone.Identity{Kind: hone.IdentityAnonymous}
@@ -110,6 +123,9 @@ func (a *API) guard(rt server.Route, w http.ResponseWriter, r *http.Request) (*h
 	case enabled && rt.Open:
 		id = hone.Identity{Kind: hone.IdentityAnonymous}
 	case enabled:
+		if hasToken {
+			attempts.Fail(r.Context(), r, "API token")
+		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="hone"`)
 		return r, errUnauthorized
 	}

@@ -913,6 +913,8 @@ func TestToken(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, cfg config.Config) {
 		cfg.APIToken = "s3cret"
 		s := start(t, cfg)
+		// Many wrong tokens, on purpose: no guessing limit here.
+		s.app.Auth.Attempts.SetLimits(0, 0)
 		body := mustJSON(t, turn("c", "q"))
 		for _, c := range []struct {
 			name, authorization string

@@ -1072,6 +1072,8 @@ func TestConformanceUnauthorized(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, cfg config.Config) {
 		cfg.APIToken = "s3cret"
 		s := start(t, cfg)
+		// A wrong token on every route, on purpose: no guessing limit here.
+		s.app.Auth.Attempts.SetLimits(0, 0)
 		doc := confDoc(t)
 		for _, r := range routes() {
 			body := ""

@@ -93,7 +93,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 		return nil, err
 	}
 	a := &App{Config: cfg, Log: log, DB: db}
-	a.Auth = auth.New(db.Auth(), auth.Options{Token: cfg.APIToken, LinkTTL: cfg.LinkTTL, SecureCookies: cfg.PublicHTTPS()})
+	a.Auth = auth.New(db.Auth(), auth.Options{Token: cfg.APIToken, LinkTTL: cfg.LinkTTL, SecureCookies: cfg.PublicHTTPS(), Log: log})
 	a.Links = a.Auth.NewLinks(cfg.PublicURL)
 	if cfg.APIToken == "" {
 		a.hosts = server.NewHosts(publicHost(cfg.PublicURL))

@@ -80,3 +80,30 @@ func TestListenStarts(t *testing.T) {
 		}
 	}
 }
+
+// TestListenRefusesWeakTokenBeyondLoopback: a token shorter than 16
+// characters, or only white space, does not guard an address other machines
+// reach; the refusal gives a fresh random token. On loopback any token goes.
+func TestListenRefusesWeakTokenBeyondLoopback(t *testing.T) {
+	for _, token := range []string{"short", "fifteen-chars-x", "                    ", "\t\n \u00a0\u2003\u3000\t\n \u00a0\u2003\u3000\t\n"} {
+		a := openAt(t, "0.0.0.0:0", token, false)
+		err := a.Listen()
+		_ = a.Close()
+		msg := hone.ErrorMessage(err)
+		if err == nil || hone.ErrorField(err) != "HONE_API_TOKEN" || !strings.Contains(msg, "at least 16 characters") {
+			t.Errorf("Listen on 0.0.0.0 with token %q: %v", token, err)
+			continue
+		}
+		fresh := msg[strings.LastIndexByte(msg, ' ')+1:]
+		if len(fresh) < 40 || strings.Contains(msg, token) && strings.TrimSpace(token) != "" {
+			t.Errorf("the refusal does not give a fresh token, or repeats the weak one: %q", msg)
+		}
+	}
+	for _, tc := range []struct{ addr, token string }{{"0.0.0.0:0", "sixteen-chars-xx"}, {"127.0.0.1:0", "short"}} {
+		a := openAt(t, tc.addr, tc.token, false)
+		if err := a.Listen(); err != nil {
+			t.Errorf("Listen on %s with token %q: %v", tc.addr, tc.token, err)
+		}
+		_ = a.Close()
+	}
+}

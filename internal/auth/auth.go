@@ -14,6 +14,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -60,10 +61,16 @@ type Options struct {
 	// https through a TLS proxy (HONE_PUBLIC_URL is https).
 	SecureCookies bool
 	Now           func() time.Time
+	// Log gets the refusals of clients that failed too often.
+	Log *slog.Logger
 }
 
 // Auth checks the API token and signs and checks cookies and links.
 type Auth struct {
+	// Attempts limits failed attempts at every credential per client
+	// address; nil allows every attempt.
+	Attempts *Throttle
+
 	store Store
 	opts  Options
 
@@ -86,7 +93,7 @@ func New(store Store, opts Options) *Auth {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Auth{store: store, opts: opts}
+	return &Auth{store: store, opts: opts, Attempts: NewThrottle(opts.Log, opts.Now)}
 }
 
 // Enabled reports whether sign-in is required (an API token is set).

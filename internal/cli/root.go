@@ -92,7 +92,7 @@ Settings come from the environment, and flags override them:
 	f.StringVar(&opts.cfg.DatabaseURL, "database-url", opts.cfg.DatabaseURL, "postgres:// URL to use PostgreSQL instead of SQLite (HONE_DATABASE_URL)")
 	f.StringVar(&opts.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	root.AddCommand(newServe(opts), newMigrate(opts), newExport(opts), newSessions(opts), newChat(opts), newLLM(opts), newMetrics(opts),
-		newLoginLink(opts), newRotateSecret(opts))
+		newLoginLink(opts), newRotateSecret(opts), newToken())
 	root.AddCommand(newWorkshop(opts))
 	root.AddCommand(newFeedback(opts), newLearn(opts), newAlerts(opts), newSuggestions(opts))
 	return root, opts

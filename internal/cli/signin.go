@@ -5,6 +5,7 @@ import (
 	"net"
 
 	"github.com/honehq/hone/internal/auth"
+	"github.com/honehq/hone/internal/config"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/spf13/cobra"
 )
@@ -60,10 +61,12 @@ func newRotateSecret(opts *options) *cobra.Command {
 	return &cobra.Command{
 		Use:   "rotate-secret",
 		Short: "Revoke every sign-in and every signed link by replacing hone's signing secret",
-		Long: `Replace the secret hone signs sign-in cookies, one-time sign-in links and the
-download links of !print with. Everything signed so far stops working: everyone
-signs in again, and testers ask for new links. Servers sharing the database pick
-up the new secret within 5 seconds.`,
+		Long: `Replace the secret hone signs sign-in cookies, one-time sign-in links, the
+download links of !print and workshop members' browser sign-ins with.
+Everything signed so far stops working: everyone signs in again, testers ask
+for new links, and workshop members open their join links again (a join link
+itself works until its facilitator makes a new one). Servers sharing the
+database pick up the new secret within 5 seconds.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return opts.withDB(cmd.Context(), func(db *storage.DB) error {
@@ -73,6 +76,25 @@ up the new secret within 5 seconds.`,
 				fmt.Fprintln(cmd.OutOrStdout(), "The signing secret is new: every sign-in and signed link from before no longer works (workshop members open their join links again).")
 				return nil
 			})
+		},
+	}
+}
+
+func newToken() *cobra.Command {
+	return &cobra.Command{
+		Use:   "token",
+		Short: "Print a new random API token for HONE_API_TOKEN",
+		Long: `Print a new random secret, 43 characters (32 random bytes, base64url), to use
+as HONE_API_TOKEN:
+
+    export HONE_API_TOKEN=$(hone token)
+
+hone wants a token of at least 16 characters to serve an address other machines
+can reach.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintln(cmd.OutOrStdout(), config.NewToken())
+			return nil
 		},
 	}
 }

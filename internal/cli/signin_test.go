@@ -295,3 +295,18 @@ func TestRotateSecretRevokes(t *testing.T) {
 		}
 	})
 }
+
+func TestTokenCommand(t *testing.T) {
+	seen := map[string]bool{}
+	for range 3 {
+		code, out, errOut := run(t, "token")
+		tok := strings.TrimSpace(out)
+		if code != 0 || len(tok) != 43 || strings.Trim(tok, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
+			t.Fatalf("hone token: exit %d %q %q", code, out, errOut)
+		}
+		if seen[tok] {
+			t.Fatalf("hone token printed %q twice", tok)
+		}
+		seen[tok] = true
+	}
+}

@@ -4,6 +4,8 @@ package config
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"net"
 	"net/url"
@@ -261,13 +263,42 @@ func (c Config) PublicHTTPS() bool {
 // CheckExposure refuses to serve an address other machines can reach
 // without an API token, unless NoAuth says that is meant.
 func (c Config) CheckExposure(ctx context.Context) error {
-	if c.APIToken != "" || c.NoAuth || Loopback(ctx, c.Addr) {
+	if Loopback(ctx, c.Addr) {
+		return nil
+	}
+	if c.APIToken != "" {
+		return CheckToken(c.APIToken)
+	}
+	if c.NoAuth {
 		return nil
 	}
 	return hone.FieldError("addr", "hone will not serve %s without sign-in: other machines can reach that address, "+
 		"and anyone there could read and change everything. Set HONE_API_TOKEN to a long random secret (the web UI then "+
 		"asks for it, and the API wants it as a Bearer token), serve on localhost, or pass --no-auth if the network is "+
 		"yours alone", c.Addr)
+}
+
+// MinTokenLength is the shortest HONE_API_TOKEN hone takes to guard an
+// address other machines can reach.
+const MinTokenLength = 16
+
+// CheckToken refuses an API token too weak to guard an address other
+// machines can reach: shorter than MinTokenLength characters, or only white
+// space. Its error gives a fresh random token to use instead.
+func CheckToken(token string) error {
+	if strings.TrimSpace(token) != "" && hone.Chars(token) >= MinTokenLength {
+		return nil
+	}
+	return hone.FieldError("HONE_API_TOKEN", "HONE_API_TOKEN must be at least %d characters and not only white space to guard "+
+		"an address other machines can reach. Use a long random secret, such as this one, made just now (hone token makes another): %s",
+		MinTokenLength, NewToken())
+}
+
+// NewToken returns a random API token: 32 random bytes, base64url.
+func NewToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // Loopback reports whether addr (host:port) only listens on this machine:

@@ -23,6 +23,7 @@ var statusOf = map[string]int{
 	hone.ECONFLICT:     http.StatusConflict,
 	hone.ETOOLARGE:     http.StatusRequestEntityTooLarge,
 	hone.EMEDIATYPE:    http.StatusUnsupportedMediaType,
+	hone.ETOOMANY:      http.StatusTooManyRequests,
 	hone.EINTERNAL:     http.StatusInternalServerError,
 	hone.EUNAVAILABLE:  http.StatusServiceUnavailable,
 }
@@ -53,10 +54,13 @@ func WriteError(w http.ResponseWriter, r *http.Request, log Logger, err error, b
 		panic(http.ErrAbortHandler)
 	}
 	status := Status(err)
-	switch status {
-	case http.StatusServiceUnavailable:
+	var wait interface{ RetryAfter() int }
+	switch {
+	case errors.As(err, &wait):
+		w.Header().Set("Retry-After", strconv.Itoa(wait.RetryAfter()))
+	case status == http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", strconv.Itoa(RetryAfter))
-	case http.StatusRequestTimeout:
+	case status == http.StatusRequestTimeout:
 		w.Header().Set("Connection", "close")
 	}
 	if status >= 500 && log != nil {

@@ -95,11 +95,15 @@ func (u *UI) identify(rt server.Route, r *http.Request) (hone.Identity, error) {
 		return anonymous, nil
 	}
 	if rt.Signed && r.URL.Query().Has("sig") {
+		if err := u.attempts().Check(r); err != nil {
+			return id, err
+		}
 		good, err := u.Auth.Verify(ctx, r.URL.Path, r.URL.Query())
 		if err != nil {
 			return id, err
 		}
 		if !good {
+			u.attempts().Fail(ctx, r, "signed download link")
 			return id, errLink
 		}
 		return anonymous, nil

@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/auth"
 )
 
 // safeNext returns next when it is a path of this site, else "/", so that
@@ -42,7 +43,11 @@ func (u *UI) signIn(w http.ResponseWriter, r *http.Request) error {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return nil
 	}
+	if err := u.attempts().Check(r); err != nil {
+		return err
+	}
 	if !u.Auth.CheckToken(strings.TrimSpace(r.PostFormValue("token"))) {
+		u.attempts().Fail(r.Context(), r, "API token (sign-in form)")
 		u.Render(w, r, http.StatusUnauthorized, "signin", map[string]any{"Title": "Sign in", "Next": next,
 			"Error": "That is not hone's API token. Use the value of HONE_API_TOKEN, or a sign-in link from hone login-link."})
 		return nil
@@ -67,10 +72,14 @@ func (u *UI) signInLink(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	w.Header().Set("Cache-Control", "no-store")
+	if err := u.attempts().Check(r); err != nil {
+		return err
+	}
 	if err := u.Auth.UseSignInLink(r.Context(), r.PathValue("token")); err != nil {
 		if hone.ErrorCode(err) != hone.EUNAUTHORIZED {
 			return err
 		}
+		u.attempts().Fail(r.Context(), r, "sign-in link")
 		u.Render(w, r, http.StatusUnauthorized, "signin", map[string]any{"Title": "Sign in", "Next": "/",
 			"Error": hone.ErrorMessage(err)})
 		return nil
@@ -104,4 +113,12 @@ func (u *UI) serveStatic(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 	u.static.ServeHTTP(w, r)
 	return nil
+}
+
+// attempts limits failed attempts at credentials; nil without Auth.
+func (u *UI) attempts() *auth.Throttle {
+	if u.Auth == nil {
+		return nil
+	}
+	return u.Auth.Attempts
 }

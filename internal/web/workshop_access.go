@@ -82,11 +82,15 @@ func (u *UI) memberIdentity(w http.ResponseWriter, r *http.Request) (hone.Identi
 func (u *UI) joinWorkshop(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
 	wid := r.PathValue("id")
+	if err := u.attempts().Check(r); err != nil {
+		return err
+	}
 	id, ok, err := u.Workshops.Authenticate(r.Context(), r.PathValue("token"))
 	if err != nil {
 		return err
 	}
 	if !ok || id.WorkshopID != wid {
+		u.attempts().Fail(r.Context(), r, "workshop join link")
 		return hone.Errorf(hone.EUNAUTHORIZED, "This join link is not valid: it may have been mistyped, or replaced by a newer one. Ask your facilitator for a new link.")
 	}
 	if err := u.setMemberCookie(w, r, wid, r.PathValue("token")); err != nil {
