@@ -329,6 +329,9 @@ func TestStorageFailureGivesTheSpecMessageAndLogs(t *testing.T) {
 	}
 }
 
+// TestCSVRoundTripsAdversarialText: every text comes back from the CSV as
+// it was, but for the cells a spreadsheet would run as a formula, which
+// start with an apostrophe; the JSON export keeps them exact.
 func TestCSVRoundTripsAdversarialText(t *testing.T) {
 	c := newConv(t, storagetest.SQLite(t), tuning.Options{})
 	type row struct{ user, response, note, category string }
@@ -337,6 +340,7 @@ func TestCSVRoundTripsAdversarialText(t *testing.T) {
 		{"=HYPERLINK(\"http://x\")", "+1, -2, @sum", "=cmd|' /C calc'!A0", ""},
 		{"emoji 🎉👩🏽‍💻 and 中文", "tab\there, trailing space ", "multi\nline\nnote", "content"},
 		{"  leading spaces", `""`, ",", "structure"},
+		{"@SUM(A1)", "-2+3", "=2+5", "clarity"},
 	}
 	for _, r := range rows {
 		c.turn(r.user, r.response)
@@ -364,7 +368,8 @@ func TestCSVRoundTripsAdversarialText(t *testing.T) {
 		if category == "" {
 			_, note = tuning.ParseNote(": " + r.note)
 		}
-		want := []string{fmt.Sprint(i + 1), r.user, r.response, note, category, "", "", ""}
+		safe := hone.SpreadsheetSafe
+		want := []string{fmt.Sprint(i + 1), safe(r.user), safe(r.response), safe(note), category, "", "", ""}
 		for j := range want {
 			if got[j] != want[j] {
 				t.Errorf("row %d field %d = %q, want %q", i+1, j, got[j], want[j])
@@ -376,5 +381,26 @@ func TestCSVRoundTripsAdversarialText(t *testing.T) {
 	}
 	if last := records[len(records)-1]; last[1] != "no notes" || last[3] != "" || last[4] != "" {
 		t.Fatalf("turn without notes = %q", last)
+	}
+	for _, cell := range []string{records[2][1], records[2][2], records[5][1], records[5][2], records[5][3]} {
+		if !strings.HasPrefix(cell, "'") {
+			t.Errorf("a formula cell %q is not neutralised", cell)
+		}
+	}
+	buf.Reset()
+	if err := tuning.WriteJSON(context.Background(), &buf, c.db.Tuning(), s, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var exported struct {
+		Turns []struct {
+			UserMessage string `json:"user_message"`
+			Response    string `json:"response"`
+		} `json:"turns"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &exported); err != nil {
+		t.Fatal(err)
+	}
+	if got := exported.Turns[1]; got.UserMessage != rows[1].user || got.Response != rows[1].response {
+		t.Errorf("the JSON export changed the texts: %+v", got)
 	}
 }

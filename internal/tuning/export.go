@@ -45,18 +45,24 @@ const flushEvery = 256
 
 // WriteCSV writes the session's turns as CSV: one row per improvement with the
 // turn repeated, one row with empty note and category for a turn without any.
-// The CSV is valid UTF-8 whatever the database holds.
+// The CSV is valid UTF-8 whatever the database holds, and a text cell a
+// spreadsheet would take for a formula starts with an apostrophe
+// (hone.SpreadsheetSafe); the JSON export keeps every text exact.
 func WriteCSV(ctx context.Context, w io.Writer, store Store, s *capture.Session, appName string) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVHeader(appName)); err != nil {
+	header := CSVHeader(appName)
+	for i := range header {
+		header[i] = hone.SpreadsheetSafe(header[i])
+	}
+	if err := cw.Write(header); err != nil {
 		return err
 	}
 	n := 0
 	row := make([]string, 9)
 	err := store.EachTurn(ctx, s.ID, func(t *Turn) error {
 		row[0] = strconv.Itoa(t.Number)
-		row[1] = hone.CleanText(t.UserMessage)
-		row[2] = hone.CleanText(t.Response)
+		row[1] = hone.SpreadsheetSafe(hone.CleanText(t.UserMessage))
+		row[2] = hone.SpreadsheetSafe(hone.CleanText(t.Response))
 		row[5], row[6], row[7] = FormatScore(t.ObjectiveScore), FormatScore(t.SubjectiveScore), FormatScore(t.OverallScore)
 		row[8] = t.Timestamp.UTC().Format(TimestampFormat)
 		if len(t.Improvements) == 0 {
@@ -66,7 +72,7 @@ func WriteCSV(ctx context.Context, w io.Writer, store Store, s *capture.Session,
 			}
 		}
 		for _, imp := range t.Improvements {
-			row[3], row[4] = hone.CleanText(imp.Note), hone.CleanText(imp.Category)
+			row[3], row[4] = hone.SpreadsheetSafe(hone.CleanText(imp.Note)), hone.SpreadsheetSafe(hone.CleanText(imp.Category))
 			if err := cw.Write(row); err != nil {
 				return err
 			}
