@@ -125,6 +125,8 @@ var Env = [][2]string{
 	{llm.EnvAPIKey, "API key of the LLM (may be empty for a local server)"},
 	{llm.EnvModel, "model the chat talks to, e.g. gpt-4o-mini"},
 	{llm.EnvTimeout, "time limit per LLM attempt, e.g. 90s (default 60s)"},
+	{llm.EnvMaxTokens, "most tokens any LLM answer may have (default per purpose: chat 4096, follow-up 1024, analysis 8192, judge 1024, learning 4096)"},
+	{llm.EnvMaxTokensPrefix + "<PURPOSE>", "most tokens an answer of one purpose (CHAT, FOLLOW_UP, ANALYSIS, JUDGE, LEARNING) may have"},
 }
 
 // FromEnv returns the configuration the environment sets, with defaults.

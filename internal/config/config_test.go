@@ -1,11 +1,14 @@
 package config
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/llm"
 )
 
 func TestFromEnv(t *testing.T) {
@@ -58,17 +61,19 @@ func TestPublicURL(t *testing.T) {
 
 func TestFromEnvRejectsBadValues(t *testing.T) {
 	for name, value := range map[string]string{
-		"HONE_MAX_BODY_BYTES":   "lots",
-		"HONE_MESSAGE_LIMIT":    "10",
-		"HONE_LLM_TIMEOUT":      "soon",
-		"HONE_ALERT_BUDGET":     "0",
-		"HONE_ALERT_BUDGET_MAX": "many",
+		"HONE_MAX_BODY_BYTES":      "lots",
+		"HONE_MESSAGE_LIMIT":       "10",
+		"HONE_LLM_TIMEOUT":         "soon",
+		"HONE_LLM_MAX_TOKENS":      "0",
+		"HONE_LLM_MAX_TOKENS_CHAT": "many",
+		"HONE_ALERT_BUDGET":        "0",
+		"HONE_ALERT_BUDGET_MAX":    "many",
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv(name, value)
 			_, err := FromEnv()
-			if err == nil || hone.ErrorCode(err) != hone.EINVALID {
-				t.Fatalf("%s=%s: err = %v", name, value, err)
+			if err == nil || hone.ErrorCode(err) != hone.EINVALID || hone.ErrorField(err) != name {
+				t.Fatalf("%s=%s: err = %v (field %q)", name, value, err, hone.ErrorField(err))
 			}
 		})
 	}
@@ -100,5 +105,26 @@ func TestAlertBudgetSettings(t *testing.T) {
 	c, _ = FromEnv()
 	if err := c.Validate(); hone.ErrorField(err) != "HONE_ALERT_BUDGET" {
 		t.Fatalf("a budget above its max: %v", err)
+	}
+}
+
+func TestEnvListsTheLLMBounds(t *testing.T) {
+	listed := map[string]string{}
+	for _, e := range Env {
+		listed[e[0]] = e[1]
+	}
+	all := listed[llm.EnvMaxTokens]
+	for _, p := range llm.Purposes {
+		if want := fmt.Sprintf("%s %d", p, llm.MaxTokensDefault(p)); !strings.Contains(all, want) {
+			t.Errorf("%s row %q lacks the default %q", llm.EnvMaxTokens, all, want)
+		}
+	}
+	if _, ok := listed[llm.EnvMaxTokensPrefix+"<PURPOSE>"]; !ok {
+		t.Errorf("Env lacks %s<PURPOSE>", llm.EnvMaxTokensPrefix)
+	}
+	t.Setenv("HONE_LLM_MAX_TOKENS_LEARNING", "9000")
+	c, err := FromEnv()
+	if err != nil || c.LLM.PurposeMaxTokens[llm.PurposeLearning] != 9000 {
+		t.Fatalf("config %+v, %v", c.LLM, err)
 	}
 }

@@ -8,6 +8,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -23,6 +24,11 @@ const DefaultHistoryTurns = 20
 
 // ModelFailedText opens the reply when the model could not answer.
 const ModelFailedText = "⚠️ The model could not answer"
+
+// CutOffText follows an answer cut off at its bound, with the bound and the
+// variable that sets it: the tester sees the answer as far as it went, and
+// the turn keeps it without this note.
+const CutOffText = "⚠️ Cut off: the answer reached its limit of %d tokens (%s)."
 
 // Gateway is a chat with the model under test.
 type Gateway struct {
@@ -137,6 +143,14 @@ func (g *Gateway) Send(ctx context.Context, t capture.Tester, text string, onDel
 	elapsed := float64(time.Since(start).Microseconds()) / 1000
 	meta, _ := json.Marshal(map[string]any{"llm_call_id": resp.CallID, "model": resp.Model,
 		"finish_reason": resp.FinishReason, "prompt_file": g.prompt.Name()})
+	shown := resp.Content
+	if resp.CutOff() {
+		note := "\n\n" + fmt.Sprintf(CutOffText, g.client.MaxTokens(llm.PurposeChat), llm.MaxTokensVariable(llm.PurposeChat))
+		if onDelta != nil {
+			onDelta(note)
+		}
+		shown += note
+	}
 	turn, _, err := g.turns.Record(ctx, capture.TurnInput{
 		ConversationID: t.ConversationID, TesterID: t.TesterID, TesterEmail: t.TesterEmail,
 		UserMessage: text, Response: resp.Content, PromptVersion: version, Branch: g.branch,
@@ -144,9 +158,9 @@ func (g *Gateway) Send(ctx context.Context, t capture.Tester, text string, onDel
 	}, "")
 	if err != nil {
 		g.log.ErrorContext(ctx, "record chat turn", "conversation_id", t.ConversationID, "tester_id", t.TesterID, "err", err)
-		return chat.Reply{Text: resp.Content + "\n\n" + FailedTurnText, Failed: true}, nil
+		return chat.Reply{Text: shown + "\n\n" + FailedTurnText, Failed: true}, nil
 	}
-	return chat.Reply{Text: resp.Content, SessionID: turn.SessionID, TurnID: turn.ID}, nil
+	return chat.Reply{Text: shown, SessionID: turn.SessionID, TurnID: turn.ID}, nil
 }
 
 // FailedTurnText follows an answer that could not be saved as a turn.

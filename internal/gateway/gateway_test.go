@@ -145,6 +145,37 @@ func TestEditingThePromptStartsANewSession(t *testing.T) {
 	}
 }
 
+func TestCutOffAnswerIsShownMarkedAndKept(t *testing.T) {
+	f := setup(t)
+	f.llm.Push(llmtest.Reply{Content: "Step one: document the", FinishReason: "length"}, llmtest.Text("Whole answer."))
+	var streamed strings.Builder
+	r, err := f.g.Send(context.Background(), meg, "What do I do?", func(d string) { streamed.WriteString(d) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Step one: document the\n\n⚠️ Cut off: the answer reached its limit of 4096 tokens (HONE_LLM_MAX_TOKENS_CHAT)."
+	if r.Failed || r.TurnID == "" || r.Text != want || streamed.String() != want {
+		t.Fatalf("reply %+v, streamed %q; want %q", r, streamed.String(), want)
+	}
+	if b := f.llm.Requests()[0].MaxTokens; b == nil || *b != 4096 {
+		t.Errorf("chat request max_tokens %v, want 4096", b)
+	}
+	if whole := f.send(t, "And then?"); whole.Text != "Whole answer." {
+		t.Errorf("a whole answer is marked: %q", whole.Text)
+	}
+	var turns []*tuning.Turn
+	f.db.Tuning().EachTurn(context.Background(), r.SessionID, func(turn *tuning.Turn) error { turns = append(turns, turn); return nil })
+	var meta map[string]string
+	json.Unmarshal(turns[0].Metadata, &meta)
+	if len(turns) != 2 || turns[0].Response != "Step one: document the" || meta["finish_reason"] != "length" {
+		t.Fatalf("turns %+v, metadata %v", turns, meta)
+	}
+	calls, _ := f.db.LLMCalls().ListCalls(context.Background(), llm.CallFilter{})
+	if len(calls) != 2 || calls[1].Error != "" || calls[1].Response.FinishReason != "length" || *calls[1].Request.MaxTokens != 4096 {
+		t.Fatalf("calls %+v", calls)
+	}
+}
+
 func TestModelErrorKeepsTheSession(t *testing.T) {
 	f := setup(t)
 	ok := f.send(t, "first")

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/honehq/hone"
@@ -28,6 +29,9 @@ type Client struct {
 	// rejected holds the schemas the provider refused as response_format,
 	// so later calls with them go straight to JSON mode.
 	rejected sync.Map
+	// completionTokens is set when the bound goes out as
+	// max_completion_tokens rather than max_tokens (see fieldMaxTokens).
+	completionTokens atomic.Bool
 }
 
 // New returns a Client for cfg, which must be valid (see Config.Validate).
@@ -50,12 +54,19 @@ func New(cfg Config, rec Recorder) (*Client, error) {
 		option.WithAPIKey(cfg.APIKey),
 		option.WithMaxRetries(0),
 	)
-	return &Client{cfg: cfg, rec: rec, chat: chat}, nil
+	c := &Client{cfg: cfg, rec: rec, chat: chat}
+	c.completionTokens.Store(readsMaxCompletionTokens(cfg.BaseURL))
+	return c, nil
 }
 
 // Model returns the model used for requests of the given purpose.
 func (c *Client) Model(purpose string) string {
 	return c.cfg.model(Request{Purpose: purpose})
+}
+
+// MaxTokens returns the bound on the answers of the given purpose.
+func (c *Client) MaxTokens(purpose string) int {
+	return c.cfg.maxTokens(Request{Purpose: purpose})
 }
 
 // Complete sends req and returns the whole answer.
@@ -92,7 +103,12 @@ func (f *responseFormat) param() map[string]any {
 // call runs one recorded call. check, if set, validates the content; its
 // problem is recorded as the Call's error without failing the call.
 func (c *Client) call(ctx context.Context, req Request, format *responseFormat, stream bool, onDelta func(string), check func(string) string) (*Response, error) {
-	params, err := c.params(req, format)
+	if err := checkBound(req); err != nil {
+		return nil, err
+	}
+	bound := c.cfg.maxTokens(req)
+	completion := c.completionTokens.Load()
+	params, err := c.params(req, format, bound, completion)
 	if err != nil {
 		return nil, err
 	}
@@ -102,10 +118,18 @@ func (c *Client) call(ctx context.Context, req Request, format *responseFormat, 
 		Purpose:   req.Purpose,
 		CauseType: req.CauseType,
 		CauseID:   req.CauseID,
-		Request:   c.callRequest(req, format),
 		CreatedAt: start.UTC(),
 	}
 	resp, err := c.do(ctx, params, stream, onDelta)
+	if err != nil && boundFieldRefused(err, boundField(completion)) {
+		slog.Default().InfoContext(ctx, "llm: the provider refused the bound's field; sending the other one from now on",
+			"refused", boundField(completion), "now", boundField(!completion), "base_url", c.where())
+		completion = !completion
+		c.completionTokens.Store(completion)
+		params, _ = c.params(req, format, bound, completion)
+		resp, err = c.do(ctx, params, stream, onDelta)
+	}
+	rec.Request = c.callRequest(req, format, bound, completion)
 	latency := ms(time.Since(start))
 	if resp != nil {
 		resp.LatencyMS = latency
@@ -116,12 +140,23 @@ func (c *Client) call(ctx context.Context, req Request, format *responseFormat, 
 				rec.Error = c.scrub("invalid output: " + problem)
 			}
 		}
+		if err == nil && resp.CutOff() && !keepsCutOff(req, format) {
+			err = cutOff(req, resp, bound)
+		}
 	}
 	if err != nil {
+		err = c.boundHint(err, req, bound)
 		rec.Error = c.scrub(err.Error())
 	}
 	c.record(ctx, rec)
 	return resp, err
+}
+
+func boundField(completion bool) string {
+	if completion {
+		return fieldMaxCompletionTokens
+	}
+	return fieldMaxTokens
 }
 
 func (c *Client) record(ctx context.Context, rec *Call) {
@@ -133,25 +168,31 @@ func (c *Client) record(ctx context.Context, rec *Call) {
 	}
 }
 
-func (c *Client) callRequest(req Request, format *responseFormat) CallRequest {
+// callRequest is the record of what went out: the bound under the name of
+// the field it was sent in.
+func (c *Client) callRequest(req Request, format *responseFormat, bound int, completion bool) CallRequest {
 	r := CallRequest{
 		Messages:    slices.Clone(req.Messages),
 		Model:       c.cfg.model(req),
 		Temperature: req.Temperature,
-		MaxTokens:   req.MaxTokens,
 		TopP:        req.TopP,
 		Params:      maps.Clone(req.Params),
 	}
+	if r.Params == nil && (format != nil || completion) {
+		r.Params = map[string]any{}
+	}
 	if format != nil {
-		if r.Params == nil {
-			r.Params = map[string]any{}
-		}
 		r.Params["response_format"] = format.param()
+	}
+	if completion {
+		r.Params[fieldMaxCompletionTokens] = bound
+	} else {
+		r.MaxTokens = &bound
 	}
 	return r
 }
 
-func (c *Client) params(req Request, format *responseFormat) (openai.ChatCompletionNewParams, error) {
+func (c *Client) params(req Request, format *responseFormat, bound int, completion bool) (openai.ChatCompletionNewParams, error) {
 	var p openai.ChatCompletionNewParams
 	if len(req.Messages) == 0 {
 		return p, hone.Errorf(hone.EINVALID, "An LLM request needs at least one message.")
@@ -177,8 +218,10 @@ func (c *Client) params(req Request, format *responseFormat) (openai.ChatComplet
 	if req.TopP != nil {
 		p.TopP = openai.Float(*req.TopP)
 	}
-	if req.MaxTokens != nil {
-		p.MaxTokens = openai.Int(int64(*req.MaxTokens))
+	if completion {
+		p.MaxCompletionTokens = openai.Int(int64(bound))
+	} else {
+		p.MaxTokens = openai.Int(int64(bound))
 	}
 	if format != nil && format.jsonObject {
 		p.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}

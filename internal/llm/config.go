@@ -1,8 +1,10 @@
 package llm
 
 import (
+	"maps"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +23,12 @@ const (
 	// as "_", overrides the model for that purpose:
 	// HONE_LLM_MODEL_ANALYSIS=gpt-4o sets Config.Models["analysis"].
 	EnvModelPrefix = "HONE_LLM_MODEL_"
+	// EnvMaxTokens bounds the answer of every purpose, in tokens.
+	EnvMaxTokens = "HONE_LLM_MAX_TOKENS"
+	// EnvMaxTokensPrefix followed by a purpose written like in
+	// EnvModelPrefix bounds the answers of that purpose:
+	// HONE_LLM_MAX_TOKENS_ANALYSIS=16384 sets Config.PurposeMaxTokens["analysis"].
+	EnvMaxTokensPrefix = "HONE_LLM_MAX_TOKENS_"
 )
 
 // Defaults for the zero fields of Config.
@@ -39,6 +47,12 @@ const ConfigHelp = `hone talks to any OpenAI-compatible Chat Completions endpoin
   HONE_LLM_API_KEY   API key (may be left empty for a local server when HONE_LLM_BASE_URL is set)
   HONE_LLM_MODEL     model name
   HONE_LLM_TIMEOUT   optional time limit per attempt, e.g. 90s (default 60s)
+
+Optional, per purpose (CHAT, FOLLOW_UP, ANALYSIS, JUDGE, LEARNING):
+  HONE_LLM_MODEL_<PURPOSE>       another model for that purpose
+  HONE_LLM_MAX_TOKENS            most tokens any answer may have (default per purpose:
+                                 chat 4096, follow-up 1024, analysis 8192, judge 1024, learning 4096)
+  HONE_LLM_MAX_TOKENS_<PURPOSE>  most tokens an answer of that purpose may have
 
 OpenAI:
   export HONE_LLM_BASE_URL=https://api.openai.com/v1
@@ -62,6 +76,11 @@ type Config struct {
 	Model   string
 	// Models overrides Model per Request.Purpose.
 	Models map[string]string
+	// MaxTokens bounds the answer of every call, in tokens. Zero means each
+	// purpose's default (see DefaultMaxTokens).
+	MaxTokens int
+	// PurposeMaxTokens overrides MaxTokens per Request.Purpose.
+	PurposeMaxTokens map[string]int
 	// Timeout limits each attempt; for a stream, the wait for each chunk.
 	// Zero means DefaultTimeout.
 	Timeout time.Duration
@@ -98,18 +117,79 @@ func ConfigFromEnv() (Config, error) {
 		}
 		cfg.JSONMode = b
 	}
+	if v := strings.TrimSpace(os.Getenv(EnvMaxTokens)); v != "" {
+		n, err := parseMaxTokens(EnvMaxTokens, v)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.MaxTokens = n
+	}
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(k, EnvModelPrefix) || strings.TrimSpace(v) == "" {
-			continue
+		v = strings.TrimSpace(v)
+		switch {
+		case v == "":
+		case strings.HasPrefix(k, EnvModelPrefix):
+			if cfg.Models == nil {
+				cfg.Models = map[string]string{}
+			}
+			cfg.Models[envPurpose(k, EnvModelPrefix)] = v
+		case strings.HasPrefix(k, EnvMaxTokensPrefix):
+			purpose := envPurpose(k, EnvMaxTokensPrefix)
+			if !slices.Contains(Purposes, purpose) {
+				return cfg, hone.FieldError(k, "%s names no purpose of hone: use %s followed by one of %s.", k, EnvMaxTokensPrefix, envPurposes())
+			}
+			n, err := parseMaxTokens(k, v)
+			if err != nil {
+				return cfg, err
+			}
+			if cfg.PurposeMaxTokens == nil {
+				cfg.PurposeMaxTokens = map[string]int{}
+			}
+			cfg.PurposeMaxTokens[purpose] = n
 		}
-		purpose := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(k, EnvModelPrefix)), "_", "-")
-		if cfg.Models == nil {
-			cfg.Models = map[string]string{}
-		}
-		cfg.Models[purpose] = strings.TrimSpace(v)
 	}
 	return cfg, nil
+}
+
+// envPurpose is the purpose an environment variable name starting with
+// prefix is for: HONE_LLM_MODEL_FOLLOW_UP is for "follow-up".
+func envPurpose(name, prefix string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(name, prefix)), "_", "-")
+}
+
+// purposeEnv is the inverse of envPurpose: the variable of purpose, or the
+// variable for all purposes when purpose is empty.
+func purposeEnv(prefix, purpose string) string {
+	if purpose == "" {
+		return strings.TrimSuffix(prefix, "_")
+	}
+	return prefix + envSuffix(purpose)
+}
+
+func envSuffix(purpose string) string {
+	return strings.ToUpper(strings.ReplaceAll(purpose, "-", "_"))
+}
+
+// envPurposes lists the purposes as variable name suffixes.
+func envPurposes() string {
+	names := make([]string, len(Purposes))
+	for i, p := range Purposes {
+		names[i] = envSuffix(p)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// maxTokensLimit is the largest bound accepted: servers read it as a 32-bit
+// integer.
+const maxTokensLimit = 1<<31 - 1
+
+func parseMaxTokens(name, v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 || n > maxTokensLimit {
+		return 0, hone.FieldError(name, "%s must be a positive whole number of tokens such as 4096, not %q.", name, v)
+	}
+	return n, nil
 }
 
 func parseTimeout(v string) (time.Duration, error) {
@@ -158,6 +238,15 @@ func (c Config) Validate() error {
 	}
 	if c.Timeout < 0 {
 		return hone.FieldError(EnvTimeout, "%s must be positive.", EnvTimeout)
+	}
+	if c.MaxTokens < 0 || c.MaxTokens > maxTokensLimit {
+		return hone.FieldError(EnvMaxTokens, "%s must be a positive whole number of tokens such as 4096, not %d.", EnvMaxTokens, c.MaxTokens)
+	}
+	for _, p := range slices.Sorted(maps.Keys(c.PurposeMaxTokens)) {
+		if n := c.PurposeMaxTokens[p]; n <= 0 || n > maxTokensLimit {
+			name := purposeEnv(EnvMaxTokensPrefix, p)
+			return hone.FieldError(name, "%s must be a positive whole number of tokens such as 4096, not %d.", name, n)
+		}
 	}
 	return nil
 }

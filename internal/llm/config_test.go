@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -115,6 +116,11 @@ func TestConfigHelp(t *testing.T) {
 	} {
 		if !strings.Contains(llm.ConfigHelp, want) {
 			t.Errorf("ConfigHelp lacks %q", want)
+		}
+	}
+	for _, p := range llm.Purposes {
+		if want := fmt.Sprintf("%s %d", p, llm.MaxTokensDefault(p)); !strings.Contains(llm.ConfigHelp, want) {
+			t.Errorf("ConfigHelp lacks the default bound %q", want)
 		}
 	}
 }

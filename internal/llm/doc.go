@@ -4,7 +4,10 @@
 // HONE_LLM_MODEL (see ConfigHelp).
 //
 // Client.Complete and Client.Stream send chat messages; Generate asks for a
-// typed, schema-validated answer. Transient failures (HTTP 408, 429, 5xx,
+// typed, schema-validated answer. Every call carries a bound on the answer's
+// tokens, per purpose (HONE_LLM_MAX_TOKENS, HONE_LLM_MAX_TOKENS_<PURPOSE>);
+// an answer cut off at it is an *OutputError, except a chat answer, which
+// comes back with Response.CutOff set. Transient failures (HTTP 408, 429, 5xx,
 // network errors) are retried with exponential backoff and jitter, honouring
 // Retry-After; a timed-out attempt is not retried. Errors are *hone.Error
 // values that tell the user which setting to check, and never contain the

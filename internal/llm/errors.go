@@ -15,24 +15,48 @@ import (
 	"github.com/honehq/hone"
 )
 
-// OutputError is returned by Generate when the model's answer is not valid
-// JSON matching the schema, even after one repair attempt. hone.ErrorCode
-// gives hone.EUNAVAILABLE for it.
+// OutputError is returned when the model's answer is not one the caller
+// can use: from Generate when it is not valid JSON matching the schema, even
+// after one repair attempt; from any call but the chat's when the answer was
+// cut off at its bound (finish_reason "length"), which gets no repair, as a
+// second answer would run into the same bound. hone.ErrorCode gives
+// hone.EUNAVAILABLE for it.
 type OutputError struct {
+	// Purpose is the Request.Purpose of the call.
+	Purpose string
 	// Raw is the model's last answer.
 	Raw string
 	// Problem says what is wrong with Raw.
 	Problem string
+	// MaxTokens is the bound the answer was cut off at; 0 when the answer
+	// was complete but invalid.
+	MaxTokens int
+	// setting is the variable that sets the bound, "" when the code did.
+	setting string
 }
 
 // Error implements the error interface.
 func (e *OutputError) Error() string {
+	if e.MaxTokens > 0 {
+		return "llm: " + e.Problem
+	}
 	return "llm: invalid output: " + truncate(e.Problem, 500)
 }
 
 // Unwrap returns the user-facing *hone.Error.
 func (e *OutputError) Unwrap() error {
-	return hone.Errorf(hone.EUNAVAILABLE, "The LLM's answer did not have the expected form, even after a repair attempt: %s", truncate(e.Problem, 300))
+	answer := "The LLM's answer"
+	if e.Purpose != "" {
+		answer = fmt.Sprintf("The LLM's answer for %s", e.Purpose)
+	}
+	if e.MaxTokens > 0 {
+		fix := ""
+		if e.setting != "" {
+			fix = fmt.Sprintf(" raise %s, or", e.setting)
+		}
+		return hone.Errorf(hone.EUNAVAILABLE, "%s was cut off at its limit of %d tokens (finish_reason \"length\") before it was complete:%s check that the model's context window holds the prompt and the answer.", answer, e.MaxTokens, fix)
+	}
+	return hone.Errorf(hone.EUNAVAILABLE, "%s did not have the expected form, even after a repair attempt: %s", answer, truncate(e.Problem, 300))
 }
 
 // callError is a failed call: a user-facing *hone.Error plus the underlying

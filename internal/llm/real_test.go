@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"sync"
@@ -116,5 +117,29 @@ func TestRealServerConcurrentCalls(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestRealServerBound checks that the real server reads the field the bound
+// goes out in: an answer that needs far more stops at it, cut off; a chat
+// answer comes back, a typed one is an error naming its purpose.
+func TestRealServerBound(t *testing.T) {
+	c := realClient(t, nil)
+	req := userRequest("Count from 1 to 300, one number per line, and nothing else.")
+	req.MaxTokens = llm.Int(16)
+	resp, err := c.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.CutOff() || resp.Usage.CompletionTokens > 16 {
+		t.Errorf("bound 16: finish_reason %q after %d tokens", resp.FinishReason, resp.Usage.CompletionTokens)
+	}
+	typed := judgeRequest()
+	typed.Messages[1].Content = "Answer: The capital of France is Paris. Score it from 1 to 5 with a reason of at least 200 words."
+	typed.MaxTokens = llm.Int(8)
+	_, _, err = llm.Generate[verdict](context.Background(), c, typed)
+	var oe *llm.OutputError
+	if !errors.As(err, &oe) || oe.MaxTokens != 8 || oe.Purpose != llm.PurposeJudge {
+		t.Errorf("typed answer at bound 8: %v", err)
 	}
 }

@@ -35,11 +35,13 @@ type Request struct {
 	Model       string
 	Temperature *float64
 	TopP        *float64
-	// MaxTokens is sent as max_tokens, which OpenAI-compatible servers
-	// understand; pass Params["max_completion_tokens"] for OpenAI reasoning
-	// models instead.
+	// MaxTokens bounds the answer, in tokens, instead of
+	// Config.PurposeMaxTokens[Purpose], Config.MaxTokens and the purpose's
+	// default. Every call is bounded; the bound goes out as max_tokens or
+	// max_completion_tokens, whichever the provider reads.
 	MaxTokens *int
-	// Params holds any other request body parameters, sent as given.
+	// Params holds any other request body parameters, sent as given; they
+	// may not hold max_tokens or max_completion_tokens.
 	Params map[string]any
 }
 
@@ -61,6 +63,11 @@ type Response struct {
 	// CallID is the ID of the recorded Call.
 	CallID string
 }
+
+// CutOff reports whether the answer stopped at its bound (finish_reason
+// "length") rather than where the model ended it. Only a chat answer comes
+// back cut off; for any other purpose it is an *OutputError.
+func (r *Response) CutOff() bool { return r.FinishReason == "length" }
 
 // Float64 returns a pointer to v, for Request.Temperature and Request.TopP.
 func Float64(v float64) *float64 { return &v }

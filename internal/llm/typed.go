@@ -15,7 +15,9 @@ import (
 // Config.JSONMode is set, it falls back to response_format json_object with
 // the schema in the system message. The answer is validated against the
 // schema and decoded into T. An invalid answer gets one repair attempt; if
-// that fails too the error is an *OutputError. Every attempt is recorded.
+// that fails too the error is an *OutputError. An answer cut off at its
+// bound (see Config.MaxTokens) is an *OutputError at once. Every attempt is
+// recorded.
 func Generate[T any](ctx context.Context, c *Client, req Request) (T, *Response, error) {
 	var out T
 	s, err := schemaFor(reflect.TypeFor[T]())
@@ -27,7 +29,7 @@ func Generate[T any](ctx context.Context, c *Client, req Request) (T, *Response,
 		return out, resp, err
 	}
 	if err := json.Unmarshal([]byte(text), &out); err != nil {
-		return out, resp, &OutputError{Raw: resp.Content, Problem: "the JSON does not fit the Go type: " + err.Error()}
+		return out, resp, &OutputError{Purpose: req.Purpose, Raw: resp.Content, Problem: "the JSON does not fit the Go type: " + err.Error()}
 	}
 	return out, resp, nil
 }
@@ -58,7 +60,7 @@ func (c *Client) structured(ctx context.Context, req Request, s *schema) (*Respo
 		return resp, "", err
 	}
 	if problem != "" {
-		return resp, "", &OutputError{Raw: resp.Content, Problem: problem}
+		return resp, "", &OutputError{Purpose: req.Purpose, Raw: resp.Content, Problem: problem}
 	}
 	return resp, text, nil
 }

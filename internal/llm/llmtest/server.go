@@ -62,14 +62,16 @@ type ResponseFormat struct {
 
 // ChatRequest is a request the Server received.
 type ChatRequest struct {
-	Model          string          `json:"model"`
-	Messages       []ChatMessage   `json:"messages"`
-	Stream         bool            `json:"stream"`
-	Temperature    *float64        `json:"temperature"`
-	TopP           *float64        `json:"top_p"`
-	MaxTokens      *int            `json:"max_tokens"`
-	ResponseFormat *ResponseFormat `json:"response_format"`
-	StreamOptions  *struct {
+	Model       string        `json:"model"`
+	Messages    []ChatMessage `json:"messages"`
+	Stream      bool          `json:"stream"`
+	Temperature *float64      `json:"temperature"`
+	TopP        *float64      `json:"top_p"`
+	MaxTokens   *int          `json:"max_tokens"`
+	// MaxCompletionTokens is OpenAI's newer name for MaxTokens.
+	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	ResponseFormat      *ResponseFormat `json:"response_format"`
+	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 	// Body is the whole request body, for parameters without a field.
@@ -78,6 +80,18 @@ type ChatRequest struct {
 	Header http.Header `json:"-"`
 	// Path is the request's URL path.
 	Path string `json:"-"`
+}
+
+// Bound returns the bound on the answer the request set, in either field,
+// or 0 when it set none.
+func (r ChatRequest) Bound() int {
+	switch {
+	case r.MaxCompletionTokens != nil:
+		return *r.MaxCompletionTokens
+	case r.MaxTokens != nil:
+		return *r.MaxTokens
+	}
+	return 0
 }
 
 // LastUserMessage returns the content of the last user message.
@@ -93,7 +107,9 @@ func (r ChatRequest) LastUserMessage() string {
 // Reply is how the Server answers one request.
 type Reply struct {
 	// Content is the assistant message; it may be anything, malformed JSON
-	// included.
+	// included. Unless FinishReason or Chunks is set, Content longer than
+	// the request's bound (counted in words, the fake's tokens) is cut to
+	// it with finish_reason "length", as a real server does.
 	Content string
 	// FinishReason defaults to "stop".
 	FinishReason string
@@ -162,6 +178,16 @@ type Option func(*Server)
 // "Authorization: Bearer key".
 func WithAPIKey(key string) Option { return func(s *Server) { s.apiKey = key } }
 
+// WithRefusedParam makes the Server answer 400 to a request that sets the
+// body parameter name, in OpenAI's words for a parameter a model does not
+// support, as its reasoning models do for max_tokens. Like OpenAI, the
+// Server always refuses a request that sets both max_tokens and
+// max_completion_tokens. A refused request is listed in Requests and uses
+// no queued Reply.
+func WithRefusedParam(name string) Option {
+	return func(s *Server) { s.refused = append(s.refused, name) }
+}
+
 // Server is a fake OpenAI-compatible Chat Completions server. It answers
 // with queued Replies first, then with its Handler. It is safe for
 // concurrent use.
@@ -174,6 +200,7 @@ type Server struct {
 	queue    []Reply
 	requests []ChatRequest
 	apiKey   string
+	refused  []string
 	models   []string
 	srv      *httptest.Server
 	seq      int
@@ -213,6 +240,12 @@ func (s *Server) Requests() []ChatRequest {
 	out := make([]ChatRequest, len(s.requests))
 	copy(out, s.requests)
 	return out
+}
+
+func (s *Server) record(req ChatRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, req)
 }
 
 // Pending returns the number of queued Replies not yet used.
@@ -261,6 +294,22 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &req.Body)
 	req.Header = r.Header.Clone()
 	req.Path = r.URL.Path
+	if req.MaxTokens != nil && req.MaxCompletionTokens != nil {
+		s.record(req)
+		writeError(w, Error(http.StatusBadRequest, "Setting 'max_tokens' and 'max_completion_tokens' at the same time is not supported."))
+		return
+	}
+	for _, name := range s.refused {
+		if _, ok := req.Body[name]; ok {
+			s.record(req)
+			msg := fmt.Sprintf("Unsupported parameter: '%s' is not supported with this model.", name)
+			if name == "max_tokens" {
+				msg += " Use 'max_completion_tokens' instead."
+			}
+			writeError(w, Error(http.StatusBadRequest, msg))
+			return
+		}
+	}
 
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
@@ -294,6 +343,10 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	}
 	if reply.Model == "" {
 		reply.Model = req.Model
+	}
+	if words := strings.Fields(reply.Content); req.Bound() > 0 && len(words) > req.Bound() && reply.FinishReason == "" && reply.Chunks == nil {
+		reply.Content = strings.Join(words[:req.Bound()], " ")
+		reply.FinishReason = "length"
 	}
 	if reply.FinishReason == "" {
 		reply.FinishReason = "stop"

@@ -129,3 +129,28 @@ func TestServerScriptedErrors(t *testing.T) {
 		t.Errorf("handler: %s", body)
 	}
 }
+
+func TestServerBound(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithRefusedParam("max_tokens"))
+	chat := func(body string) (int, string) {
+		res, out := post(t, srv.URL+"/chat/completions", body, nil)
+		return res.StatusCode, out
+	}
+	if code, out := chat(`{"model":"m","max_tokens":3,"max_completion_tokens":3,"messages":[{"role":"user","content":"x"}]}`); code != 400 || !strings.Contains(out, "at the same time") {
+		t.Errorf("both fields: %d %s", code, out)
+	}
+	if code, out := chat(`{"model":"m","max_tokens":3,"messages":[{"role":"user","content":"x"}]}`); code != 400 || !strings.Contains(out, "Use 'max_completion_tokens' instead") {
+		t.Errorf("refused max_tokens: %d %s", code, out)
+	}
+	srv.Push(llmtest.Text("one two three four"), llmtest.Reply{Content: "one two three four", FinishReason: "stop"})
+	for _, want := range []struct{ content, finish string }{{"one two three", "length"}, {"one two three four", "stop"}} {
+		code, out := chat(`{"model":"m","max_completion_tokens":3,"messages":[{"role":"user","content":"x"}]}`)
+		if code != 200 || !strings.Contains(out, `"content":"`+want.content+`"`) || !strings.Contains(out, `"finish_reason":"`+want.finish+`"`) {
+			t.Errorf("want %q %s: %d %s", want.content, want.finish, code, out)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 4 || reqs[0].Bound() != 3 || reqs[2].Bound() != 3 || reqs[2].MaxTokens != nil || srv.Pending() != 0 {
+		t.Errorf("requests %+v, pending %d", reqs, srv.Pending())
+	}
+}
