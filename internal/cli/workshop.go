@@ -314,8 +314,8 @@ imported before is skipped.`,
 					}
 					fmt.Fprintf(cmd.OutOrStdout(), "imported %s\n", countNoun(res.Imported, "trace", "traces"))
 					if len(res.Skipped) > 0 {
-						fmt.Fprintf(opts.stderr, "skipped %s imported before:\n", countNoun(len(res.Skipped), "turn", "turns"))
-						printLines(opts.stderr, res.Skipped)
+						fmt.Fprintf(opts.stderr, "skipped %s:\n", countNoun(len(res.Skipped)+res.ErrorsNotListed, "turn", "turns"))
+						printLines(opts.stderr, res.Skipped, res.ErrorsNotListed)
 					}
 					return nil
 				})
@@ -343,8 +343,8 @@ imported before is skipped.`,
 				var ie *workshop.ImportError
 				if errors.As(err, &ie) {
 					fmt.Fprintf(opts.stderr, "Nothing was imported: %s of %s cannot be imported:\n",
-						countNoun(len(ie.Lines), "trace", "traces"), TerminalText(file))
-					printLines(opts.stderr, ie.Lines)
+						countNoun(len(ie.Lines)+ie.NotListed, "trace", "traces"), TerminalText(file))
+					printLines(opts.stderr, ie.Lines, ie.NotListed)
 					fmt.Fprintln(opts.stderr, "Fix them, or import the others with --skip-invalid.")
 					return exitError{code: 1}
 				}
@@ -353,8 +353,8 @@ imported before is skipped.`,
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "imported %s\n", countNoun(res.Imported, "trace", "traces"))
 				if len(res.Skipped) > 0 {
-					fmt.Fprintf(opts.stderr, "skipped %s:\n", countNoun(len(res.Skipped), "invalid trace", "invalid traces"))
-					printLines(opts.stderr, res.Skipped)
+					fmt.Fprintf(opts.stderr, "skipped %s:\n", countNoun(len(res.Skipped)+res.ErrorsNotListed, "invalid trace", "invalid traces"))
+					printLines(opts.stderr, res.Skipped, res.ErrorsNotListed)
 				}
 				return nil
 			})
@@ -369,8 +369,8 @@ imported before is skipped.`,
 }
 
 // printLines prints the invalid traces of an import, one a line: "line N:
-// field: message".
-func printLines(w io.Writer, lines []workshop.LineError) {
+// field: message", and then how many more it did not list.
+func printLines(w io.Writer, lines []workshop.LineError, notListed int) {
 	for _, l := range lines {
 		var b strings.Builder
 		b.WriteString("  ")
@@ -382,6 +382,9 @@ func printLines(w io.Writer, lines []workshop.LineError) {
 		}
 		b.WriteString(l.Message)
 		fmt.Fprintln(w, TerminalText(b.String()))
+	}
+	if notListed > 0 {
+		fmt.Fprintf(w, "  … and %d more, not listed\n", notListed)
 	}
 }
 

@@ -259,7 +259,7 @@ func TestWorkshopCommands(t *testing.T) {
 			t.Errorf("import --from-session: %q", out)
 		}
 		out, errOut = c.ok("import", wid, "--prompt-version", "v7")
-		if out != "imported 0 traces\n" || !strings.Contains(errOut, "skipped 1 turn imported before") || !strings.Contains(errOut, turn.ID) {
+		if out != "imported 0 traces\n" || !strings.Contains(errOut, "skipped 1 turn:") || !strings.Contains(errOut, turn.ID) {
 			t.Errorf("import --prompt-version again: %q %q", out, errOut)
 		}
 		c.fails([]string{"import", wid, "--from-session", "nope"}, `session "nope" not found`)

@@ -82,6 +82,9 @@ type ErrorDetail struct {
 	// Details says more where one error stands for several, such as the
 	// invalid lines of an import.
 	Details any `json:"details,omitempty"`
+	// ErrorsNotListed counts what Details leaves out, where it lists only
+	// the first of many.
+	ErrorsNotListed int `json:"errors_not_listed,omitempty"`
 }
 
 // Detail is the ErrorDetail of err.
@@ -90,6 +93,10 @@ func Detail(err error) ErrorDetail {
 	var more interface{ Details() any }
 	if errors.As(err, &more) {
 		d.Details = more.Details()
+	}
+	var counted interface{ ErrorsNotListed() int }
+	if errors.As(err, &counted) {
+		d.ErrorsNotListed = counted.ErrorsNotListed()
 	}
 	return d
 }

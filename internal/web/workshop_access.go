@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -106,6 +107,28 @@ func (u *UI) leaveWorkshop(w http.ResponseWriter, r *http.Request) error {
 	u.Render(w, r, http.StatusOK, "message", map[string]any{"Title": "Signed out of the workshop",
 		"Message": "This browser is signed out of the workshop. Your join link signs you in again."})
 	return nil
+}
+
+// sessionImporter is the context and user_id to import tuning sessions
+// with from a workshop's pages. Importing sessions reads any session hone
+// captured, so the workshop service allows it to the admin only, not to a
+// member's sign-in; on a hone without an API token, where anyone may read
+// the sessions, a member's browser imports as the local user acting as
+// that member, whose role counts.
+func (u *UI) sessionImporter(r *http.Request) (context.Context, string) {
+	ctx := r.Context()
+	id, _ := hone.IdentityFrom(ctx)
+	if id.Kind == hone.IdentityMember && (u.Auth == nil || !u.Auth.Enabled()) {
+		return hone.WithIdentity(ctx, hone.Local), id.MemberID
+	}
+	return ctx, ""
+}
+
+// canImportSessions reports whether the caller may import tuning sessions
+// (see sessionImporter), for the pages to offer it.
+func (u *UI) canImportSessions(r *http.Request) bool {
+	id, _ := hone.IdentityFrom(r.Context())
+	return id.Kind == hone.IdentityAdmin || u.Auth == nil || !u.Auth.Enabled()
 }
 
 // viewer is who looks at the workshop {id}, as the workshop package says.

@@ -54,7 +54,8 @@ func (u *UI) importTraces(w http.ResponseWriter, r *http.Request) error {
 	var res *workshop.ImportResult
 	var err error
 	if session := strings.TrimSpace(r.PostFormValue("session_id")); session != "" {
-		res, err = u.Workshops.ImportSessions(ctx, wid, "", workshop.SessionImport{SessionID: session})
+		ictx, user := u.sessionImporter(r)
+		res, err = u.Workshops.ImportSessions(ictx, wid, user, workshop.SessionImport{SessionID: session})
 	} else {
 		f, hdr, ferr := r.FormFile("file")
 		if ferr != nil {
@@ -73,10 +74,8 @@ func (u *UI) importTraces(w http.ResponseWriter, r *http.Request) error {
 	}
 	fl := Flash{Notice: "Imported " + plural(res.Imported, "trace", "traces") + "."}
 	if len(res.Skipped) > 0 {
-		fl.Error = "Skipped " + plural(len(res.Skipped), "trace", "traces") + ":"
-		for _, l := range res.Skipped {
-			fl.Lines = append(fl.Lines, lineText(l))
-		}
+		fl.Error = "Skipped " + plural(len(res.Skipped)+res.ErrorsNotListed, "trace", "traces") + ":"
+		listLines(&fl, res.Skipped, res.ErrorsNotListed)
 	}
 	setFlash(w, r, fl)
 	http.Redirect(w, r, back, http.StatusSeeOther)

@@ -14,6 +14,7 @@ func (u *UI) renderWorkshop(w http.ResponseWriter, r *http.Request, page string,
 	data["Viewer"] = v
 	data["Workshop"] = v.Workshop
 	data["PhaseLabel"] = phaseLabels[v.Workshop.Phase]
+	data["ImportSessions"] = u.canImportSessions(r)
 	u.Render(w, r, http.StatusOK, page, data)
 	return nil
 }

@@ -2,10 +2,12 @@ package web
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/honehq/hone/internal/workshop"
@@ -24,6 +26,36 @@ func plural(n int, one, many string) string {
 // lineText is an invalid line of an import, as a page lists it.
 func lineText(l workshop.LineError) string {
 	return fmt.Sprintf("Line %d: %s", l.Line, l.Message)
+}
+
+// listLines lists the invalid lines of an import in f, as many as its
+// cookie holds, and then a sentence counting the others: those the import
+// did not list (notListed) and those left out here.
+func listLines(f *Flash, lines []workshop.LineError, notListed int) {
+	total := len(lines) + notListed
+	var shown []string
+	for _, l := range lines {
+		f.Lines = append(slices.Clone(shown), lineText(l))
+		if more := total - len(f.Lines); more > 0 {
+			f.Lines = append(f.Lines, notListedText(more))
+		}
+		if !flashFits(*f) {
+			break
+		}
+		shown = append(shown, lineText(l))
+	}
+	f.Lines = shown
+	if more := total - len(shown); more > 0 {
+		f.Lines = append(f.Lines, notListedText(more))
+	}
+}
+
+func notListedText(n int) string { return fmt.Sprintf("… and %d more, not listed here.", n) }
+
+// flashFits reports whether setFlash keeps f whole.
+func flashFits(f Flash) bool {
+	b, _ := json.Marshal(f)
+	return base64.RawURLEncoding.EncodedLen(len(b)) <= flashLimit
 }
 
 // tracePath is the page of a trace of a workshop.

@@ -311,10 +311,12 @@ func TestWorkshopImportForm(t *testing.T) {
 			t.Errorf("no file: flash %+v", f)
 		}
 
-		// The turns of a tuning session.
+		// The turns of a tuning session: the admin's (see
+		// TestWorkshopSessionImportIsTheAdmins), so the admin imports them.
 		session := e.postTurn("conv-import", "How many days of leave?")
-		r := fc.post(w+"/traces", url.Values{"session_id": {session}, "back": {setup}})
-		f = wsFlash(fc.follow(r))
+		admin := e.admin()
+		r := admin.post(w+"/traces", url.Values{"session_id": {session}, "back": {setup}})
+		f = wsFlash(admin.follow(r))
 		if f == nil || f.notice != "Imported 1 trace." || count() != 8 {
 			t.Errorf("importing session %s: flash %+v, %d traces", session, f, count())
 		}
@@ -322,7 +324,7 @@ func TestWorkshopImportForm(t *testing.T) {
 		if last := traces[len(traces)-1]; last.InputText != "How many days of leave?" {
 			t.Errorf("the session's turn was imported as %+v", last.Trace)
 		}
-		r = fc.post(w+"/traces", url.Values{"session_id": {"nosuchsession"}, "back": {setup}})
+		r = admin.post(w+"/traces", url.Values{"session_id": {"nosuchsession"}, "back": {setup}})
 		if r.StatusCode != http.StatusNotFound {
 			t.Errorf("importing an unknown session = %d, want 404", r.StatusCode)
 		}

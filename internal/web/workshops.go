@@ -53,11 +53,9 @@ func (u *UI) formError(w http.ResponseWriter, r *http.Request, back string, err 
 	f := Flash{Error: hone.ErrorMessage(err)}
 	var ie *workshop.ImportError
 	if asImportError(err, &ie) {
-		f.Error = "Nothing was imported: " + plural(len(ie.Lines), "trace of the file is", "traces of the file are") +
+		f.Error = "Nothing was imported: " + plural(len(ie.Lines)+ie.NotListed, "trace of the file is", "traces of the file are") +
 			" invalid. Fix them, or tick “Skip invalid traces” to import the others."
-		for _, l := range ie.Lines {
-			f.Lines = append(f.Lines, lineText(l))
-		}
+		listLines(&f, ie.Lines, ie.NotListed)
 	}
 	setFlash(w, r, f)
 	http.Redirect(w, r, back, http.StatusSeeOther)

@@ -1,7 +1,9 @@
 package workshop_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,4 +128,45 @@ func BenchmarkAgreementFromSQLite10kx20(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
+}
+
+// BenchmarkExtractAmplifyingPaths times the JSONPath queries of the outside
+// report that multiply a small trace, refused at their bound, against an
+// ordinary query on the same trace in the same loop: the ratio says how
+// much more a refused query costs than a useful one. The 1 MiB case is a
+// chat of that size, the costliest size a trace's output has.
+func BenchmarkExtractAmplifyingPaths(b *testing.B) {
+	var big strings.Builder
+	big.WriteString(`{"messages":[`)
+	for i := 0; big.Len() < workshop.MaxTextLength-200; i++ {
+		if i > 0 {
+			big.WriteString(",")
+		}
+		fmt.Fprintf(&big, `{"role":"user","content":{"parts":[{"text":"message %d","meta":{"a":[1,[2,[3]]]}}]}}`, i)
+	}
+	big.WriteString(`]}`)
+	for _, c := range []struct{ name, raw, ordinary, amplifying string }{
+		{"19B", nested, "$[0][0][0][0][0][0][0][0]", levels(8)},
+		{"1.2KB", chatTrace(), "$..text", "$..*..*..*"},
+		{"1MiB", big.String(), "$..text", "$..*..*..*"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			raw := json.RawMessage(c.raw)
+			var ordinary, refused time.Duration
+			for b.Loop() {
+				start := time.Now()
+				if _, err := workshop.Extract(raw, "output_jsonpath", c.ordinary); err != nil {
+					b.Fatal(err)
+				}
+				mid := time.Now()
+				if _, err := workshop.Extract(raw, "output_jsonpath", c.amplifying); err == nil {
+					b.Fatalf("%s was not refused", c.amplifying)
+				}
+				ordinary, refused = ordinary+mid.Sub(start), refused+time.Since(mid)
+			}
+			b.ReportMetric(float64(ordinary.Microseconds())/float64(b.N), "ordinary-µs")
+			b.ReportMetric(float64(refused.Microseconds())/float64(b.N), "refused-µs")
+			b.ReportMetric(float64(refused)/float64(ordinary), "ratio")
+		})
+	}
 }

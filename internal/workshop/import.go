@@ -16,6 +16,7 @@ import (
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/ndjson"
 )
 
 // Import formats.
@@ -258,30 +259,57 @@ func (c *lineCounter) at(off int) int {
 	return c.line
 }
 
-// parseJSONL reads one trace per line; a line that is not valid JSON is an
-// error of that line only.
+// MaxImportLineBytes bounds a line of a JSONL import: room for an input
+// and an output at the MaxTextLength limit, with their context and
+// metadata. A longer line is one invalid trace, skipped whole without being
+// held in memory.
+const MaxImportLineBytes = 4 << 20
+
+// parseJSONL reads one trace per line; a line that is not valid JSON, or
+// longer than MaxImportLineBytes, is an error of that line only.
 func (p *parser) parseJSONL(br *bufio.Reader) error {
-	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
-		if err != nil && err != io.EOF {
-			return readError(err)
-		}
-		if text := bytes.Trim(b, " \t\r\n"); len(text) > 0 {
-			var raw json.RawMessage
-			in, terr := TraceInput{}, json.Unmarshal(text, &raw)
-			if terr != nil {
-				terr = hone.Errorf(hone.EINVALID, "the line is not valid JSON: %v", terr)
-			} else {
-				in, terr = p.jsonTrace(line, raw)
-			}
-			if err := p.add(line, in, terr); err != nil {
+	body := &readErrors{r: br}
+	lines := ndjson.NewReader(body, MaxImportLineBytes)
+	for {
+		line, text, err := lines.Next()
+		switch {
+		case err == io.EOF:
+			return nil
+		case err != nil && body.err != nil:
+			return readError(body.err)
+		case err != nil:
+			long := hone.Errorf(hone.EINVALID, "the line is longer than %d bytes, the bound of a JSONL line; it was skipped", MaxImportLineBytes)
+			if err := p.add(line, TraceInput{}, long); err != nil {
 				return err
 			}
+			continue
 		}
-		if err == io.EOF {
-			return nil
+		var raw json.RawMessage
+		in, terr := TraceInput{}, json.Unmarshal(text, &raw)
+		if terr != nil {
+			terr = hone.Errorf(hone.EINVALID, "the line is not valid JSON: %v", terr)
+		} else {
+			in, terr = p.jsonTrace(line, raw)
+		}
+		if err := p.add(line, in, terr); err != nil {
+			return err
 		}
 	}
+}
+
+// readErrors keeps the error of the reader it reads, so that it is told
+// apart from the errors of the lines read from it.
+type readErrors struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readErrors) Read(b []byte) (int, error) {
+	n, err := r.r.Read(b)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
 }
 
 // jsonTrace reads one trace of a JSON or JSONL file, raw being valid JSON.

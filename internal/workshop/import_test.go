@@ -457,3 +457,41 @@ func FuzzParseTraces(f *testing.F) {
 		}
 	})
 }
+
+// TestParseTracesJSONLLineBound reads a JSONL file whose second line is
+// over the line bound: it is one invalid trace at its own line, skipped
+// whole (its end, a trace of its own, is not read as another line), and
+// the lines after it keep their numbers.
+func TestParseTracesJSONLLineBound(t *testing.T) {
+	ghost := `{"id":"ghost","input":"q","output":"r"}`
+	for _, tt := range []struct {
+		name string
+		long string
+	}{
+		{"padding before a trace", strings.Repeat(" ", MaxImportLineBytes) + ghost},
+		{"a trace too long", `{"id":"big","input":"` + strings.Repeat("x", MaxImportLineBytes) + `","output":"r"}`},
+		{"one byte over", `{"id":"big","input":"` + strings.Repeat("x", MaxImportLineBytes-len(`{"id":"big","input":"","output":"r"}`)+1) + `","output":"r"}`},
+	} {
+		file := `{"id":"first","input":"q","output":"r"}` + "\n" + tt.long + "\r\n" + `{"id":"after","input":"q","output":"r"}` + "\n"
+		traces, bad, err := ParseTraces(strings.NewReader(file), FormatJSONL)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		var got []string
+		for _, tr := range traces {
+			got = append(got, fmt.Sprintf("%d %s", tr.Line, tr.ID))
+		}
+		if !slices.Equal(got, []string{"1 first", "3 after"}) {
+			t.Errorf("%s: traces %q, want lines 1 and 3", tt.name, got)
+		}
+		if len(bad) != 1 || bad[0].Line != 2 || !strings.Contains(bad[0].Message, fmt.Sprintf("longer than %d bytes", MaxImportLineBytes)) {
+			t.Errorf("%s: bad %+v, want line 2 over the bound of %d bytes", tt.name, bad, MaxImportLineBytes)
+		}
+	}
+	// A line at the bound is read.
+	at := `{"id":"full","input":"` + strings.Repeat("x", MaxImportLineBytes-len(`{"id":"full","input":"","output":"r"}`)) + `","output":"r"}`
+	traces, bad, err := ParseTraces(strings.NewReader(at+"\n"), FormatJSONL)
+	if err != nil || len(traces) != 1 || len(bad) != 0 || len(at) != MaxImportLineBytes {
+		t.Errorf("a line of %d bytes: %d traces, %+v, %v", len(at), len(traces), bad, err)
+	}
+}

@@ -3,6 +3,7 @@ package workshop
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // DefaultFollowupSystemPrompt is the spec's system prompt of follow-up
@@ -60,9 +61,29 @@ func followupPrompts(w *Workshop, t *Trace, f *Feedback) (system, user string) {
 	if history == "" {
 		history = "(none yet)"
 	}
-	r := strings.NewReplacer("{trace.input}", t.InputText, "{trace.output}", t.OutputText,
+	r := strings.NewReplacer("{trace.input}", promptText(t.InputText), "{trace.output}", promptText(t.OutputText),
 		"{feedback.label}", strings.ToUpper(f.Label), "{feedback.comment}", f.Comment, "{formatted_qna_history}", history)
 	return system, r.Replace(user)
+}
+
+// promptText is a trace's text as a prompt holds it: at most MaxTextLength
+// characters, the cut marked, since a trace imported before hone bounded
+// its JSONPath extraction can hold more.
+func promptText(s string) string {
+	if len(s) <= MaxTextLength {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == MaxTextLength-1 {
+			if utf8.RuneCountInString(s[i:]) == 1 {
+				return s
+			}
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }
 
 // cleanQuestion trims a generated question of the quoting and labels small

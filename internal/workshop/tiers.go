@@ -33,7 +33,7 @@ func Aggregate(traces []*Trace, feedback []*Feedback, names map[string]string) [
 		if slot[i] < 0 {
 			t := traces[i]
 			slot[i] = len(out)
-			out = append(out, TraceFeedback{TraceID: t.ID, Position: t.Position, Input: t.InputText, Output: t.OutputText})
+			out = append(out, TraceFeedback{TraceID: t.ID, Position: t.Position, Input: promptText(t.InputText), Output: promptText(t.OutputText)})
 		}
 		agg := &out[slot[i]]
 		agg.Reviews = append(agg.Reviews, Review{UserID: f.UserID, Name: names[f.UserID], Label: f.Label, Comment: f.Comment,

@@ -42,7 +42,10 @@ type LineError struct {
 
 // ImportResult says what an import did.
 type ImportResult struct {
-	Imported int         `json:"imported"`
-	IDs      []string    `json:"ids"`
-	Skipped  []LineError `json:"skipped,omitempty"`
+	Imported int      `json:"imported"`
+	IDs      []string `json:"ids"`
+	// Skipped lists the first ndjson.ListedErrors traces left out;
+	// ErrorsNotListed counts the others.
+	Skipped         []LineError `json:"skipped,omitempty"`
+	ErrorsNotListed int         `json:"errors_not_listed,omitempty"`
 }

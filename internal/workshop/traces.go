@@ -5,16 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/ndjson"
 )
 
 // ImportError is an import refused because some traces of the file are
-// invalid; Lines says which and why.
+// invalid; Lines says which and why: the first ndjson.ListedErrors of them,
+// NotListed counting the others.
 type ImportError struct {
-	Lines []LineError
+	Lines     []LineError
+	NotListed int
 }
 
 func (e *ImportError) Error() string { return hone.ErrorMessage(e) }
@@ -24,28 +28,47 @@ func (e *ImportError) Unwrap() error {
 	var parts []string
 	for i, l := range e.Lines {
 		if i == 3 {
-			parts = append(parts, fmt.Sprintf("and %d more", len(e.Lines)-3))
 			break
 		}
 		parts = append(parts, fmt.Sprintf("line %d: %s", l.Line, l.Message))
+	}
+	total := len(e.Lines) + e.NotListed
+	if more := total - len(parts); more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", more))
 	}
 	field := ""
 	if len(e.Lines) > 0 {
 		field = e.Lines[0].Field
 	}
 	return &hone.Error{Code: hone.EINVALID, Field: field, Message: fmt.Sprintf("%d trace(s) of the file cannot be imported, so none was: %s. Fix them, or import the others with skip_invalid",
-		len(e.Lines), strings.Join(parts, "; "))}
+		total, strings.Join(parts, "; "))}
 }
 
-// Details are the invalid lines, for the API's error body.
+// Details are the invalid lines listed, for the API's error body.
 func (e *ImportError) Details() any { return e.Lines }
+
+// ErrorsNotListed counts the invalid lines past those listed.
+func (e *ImportError) ErrorsNotListed() int { return e.NotListed }
+
+// listed keeps the first ndjson.ListedErrors lines and counts the others.
+func listed(lines []LineError) ([]LineError, int) {
+	if len(lines) <= ndjson.ListedErrors {
+		return lines, 0
+	}
+	return slices.Clip(lines[:ndjson.ListedErrors]), len(lines) - ndjson.ListedErrors
+}
 
 // ImportTraces imports the traces of a file in format (see ParseTraces);
 // facilitators only. A file with an invalid trace imports nothing, unless
 // skipInvalid is set: then the valid ones are imported and the others
-// listed in the result.
+// listed in the result. A trace whose text the workshop's JSONPath
+// extraction cannot give within its bounds is an invalid trace.
 func (s *Service) ImportTraces(ctx context.Context, workshopID, userID string, r io.Reader, format string, skipInvalid bool) (*ImportResult, error) {
 	w, _, _, err := s.facilitator(ctx, workshopID, userID)
+	if err != nil {
+		return nil, err
+	}
+	x, err := newExtraction(w)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +80,7 @@ func (s *Service) ImportTraces(ctx context.Context, workshopID, userID string, r
 	if err != nil {
 		return nil, err
 	}
-	var good []ParsedTrace
+	var good []extracted
 	for _, p := range parsed {
 		if p.ID != "" && existing[p.ID] {
 			bad = append(bad, LineError{Line: p.Line, Field: "id", Message: fmt.Sprintf("the workshop has a trace %q already", p.ID)})
@@ -67,22 +90,60 @@ func (s *Service) ImportTraces(ctx context.Context, workshopID, userID string, r
 			bad = append(bad, LineError{Line: p.Line, Field: field, Message: fmt.Sprintf("%s is longer than %d characters", field, MaxTextLength)})
 			continue
 		}
-		good = append(good, p)
+		t, err := x.texts(p.TraceInput)
+		if err != nil {
+			bad = append(bad, LineError{Line: p.Line, Field: hone.ErrorField(err), Message: hone.ErrorMessage(err)})
+			continue
+		}
+		good = append(good, t)
 	}
 	sortLines(bad)
+	lines, notListed := listed(bad)
 	if len(bad) > 0 && !skipInvalid {
-		return nil, &ImportError{Lines: bad}
+		return nil, &ImportError{Lines: lines, NotListed: notListed}
 	}
-	inputs := make([]TraceInput, len(good))
-	for i, p := range good {
-		inputs[i] = p.TraceInput
-	}
-	res, err := s.addTraces(ctx, w, inputs)
+	res, err := s.addTraces(ctx, w, good)
 	if err != nil {
 		return nil, err
 	}
-	res.Skipped = bad
+	res.Skipped, res.ErrorsNotListed = lines, notListed
 	return res, nil
+}
+
+// extraction is a workshop's extraction of the texts of its traces.
+type extraction struct{ input, output *extractor }
+
+// newExtraction parses the workshop's JSONPath queries; one set before
+// hone checked their cost is refused here, naming it.
+func newExtraction(w *Workshop) (*extraction, error) {
+	in, err := newExtractor("input_jsonpath", w.InputJSONPath)
+	if err != nil {
+		return nil, err
+	}
+	out, err := newExtractor("output_jsonpath", w.OutputJSONPath)
+	if err != nil {
+		return nil, err
+	}
+	return &extraction{input: in, output: out}, nil
+}
+
+// extracted is a trace to add with its texts.
+type extracted struct {
+	TraceInput
+	inputText, outputText string
+}
+
+// texts extracts the texts of in, or says which bound it went past.
+func (x *extraction) texts(in TraceInput) (extracted, error) {
+	inText, err := x.input.extract(in.Input)
+	if err != nil {
+		return extracted{}, err
+	}
+	outText, err := x.output.extract(in.Output)
+	if err != nil {
+		return extracted{}, err
+	}
+	return extracted{TraceInput: in, inputText: hone.CleanText(inText), outputText: hone.CleanText(outText)}, nil
 }
 
 // tooLong names the input or output of in that is longer than
@@ -107,9 +168,20 @@ type SessionImport struct {
 // ImportSessions imports the turns of hone tuning sessions as traces:
 // input the user message, output the response, context the retrieval
 // results, metadata where the turn came from. A turn keeps its id, so a
-// turn imported before is skipped. Facilitators only.
+// turn imported before is skipped, and so is a turn whose text the
+// workshop's JSONPath extraction cannot give within its bounds. It reads
+// any of hone's captured sessions, so it is the admin's (or, on a hone
+// without an API token, anyone's) acting as a facilitator: a workshop
+// member's own token, even a facilitator's, is EFORBIDDEN.
 func (s *Service) ImportSessions(ctx context.Context, workshopID, userID string, in SessionImport) (*ImportResult, error) {
 	w, _, _, err := s.facilitator(ctx, workshopID, userID)
+	if err != nil {
+		return nil, err
+	}
+	if id, _ := hone.IdentityFrom(ctx); id.Kind == hone.IdentityMember {
+		return nil, errSessionsAdminOnly
+	}
+	x, err := newExtraction(w)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +222,7 @@ func (s *Service) ImportSessions(ctx context.Context, workshopID, userID string,
 	if err != nil {
 		return nil, err
 	}
-	var inputs []TraceInput
+	var inputs []extracted
 	skipped := []LineError{}
 	for _, sess := range sessions {
 		err := s.turns.EachTurn(ctx, sess.ID, func(t *capture.Turn) error {
@@ -161,8 +233,14 @@ func (s *Service) ImportSessions(ctx context.Context, workshopID, userID string,
 			if len(inputs) >= MaxImportTraces {
 				return hone.Errorf(hone.ETOOLARGE, "more than %d turns to import at once; import fewer sessions", MaxImportTraces)
 			}
+			tr, err := x.texts(turnTrace(sess, t))
+			if err != nil {
+				skipped = append(skipped, LineError{Field: hone.ErrorField(err),
+					Message: fmt.Sprintf("turn %s of session %s: %s", t.ID, sess.ID, hone.ErrorMessage(err))})
+				return nil
+			}
 			existing[t.ID] = true
-			inputs = append(inputs, turnTrace(sess, t))
+			inputs = append(inputs, tr)
 			return nil
 		})
 		if err != nil {
@@ -174,10 +252,14 @@ func (s *Service) ImportSessions(ctx context.Context, workshopID, userID string,
 		return nil, err
 	}
 	if len(skipped) > 0 {
-		res.Skipped = skipped
+		res.Skipped, res.ErrorsNotListed = listed(skipped)
 	}
 	return res, nil
 }
+
+// errSessionsAdminOnly refuses a workshop member's import of tuning sessions.
+var errSessionsAdminOnly = hone.Errorf(hone.EFORBIDDEN,
+	"importing tuning sessions reads any session hone captured, so it is the admin's: a workshop member's token, even a facilitator's, cannot; import a file of traces, or ask the admin")
 
 // turnTrace is a turn of a session as a trace.
 func turnTrace(sess *capture.Session, t *capture.Turn) TraceInput {
@@ -204,8 +286,8 @@ func (s *Service) traceIDs(ctx context.Context, workshopID string) (map[string]b
 	return ids, nil
 }
 
-// addTraces stores inputs as traces of w, with their texts extracted.
-func (s *Service) addTraces(ctx context.Context, w *Workshop, inputs []TraceInput) (*ImportResult, error) {
+// addTraces stores inputs as traces of w.
+func (s *Service) addTraces(ctx context.Context, w *Workshop, inputs []extracted) (*ImportResult, error) {
 	res := &ImportResult{IDs: []string{}}
 	if len(inputs) == 0 {
 		return res, nil
@@ -218,8 +300,7 @@ func (s *Service) addTraces(ctx context.Context, w *Workshop, inputs []TraceInpu
 			id = hone.NewID(idLength)
 		}
 		traces[i] = &Trace{ID: id, WorkshopID: w.ID, Input: in.Input, Output: in.Output, Context: in.Context,
-			Metadata: in.Metadata, InputText: hone.CleanText(Extract(in.Input, w.InputJSONPath)),
-			OutputText: hone.CleanText(Extract(in.Output, w.OutputJSONPath)), CreatedAt: now}
+			Metadata: in.Metadata, InputText: in.inputText, OutputText: in.outputText, CreatedAt: now}
 		res.IDs = append(res.IDs, id)
 	}
 	if err := s.store.AddTraces(ctx, w.ID, traces); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/ndjson"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/storage/storagetest"
 	"github.com/honehq/hone/internal/workshop"
@@ -129,4 +130,68 @@ func sameJSON(got json.RawMessage, want string) bool {
 func jsonString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestImportListsTheFirstErrors imports a file of many invalid traces: the
+// error lists the first ndjson.ListedErrors in full and counts the others.
+func TestImportListsTheFirstErrors(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f := newFixture(t, db, false)
+		const invalid = ndjson.ListedErrors + 150
+		var b strings.Builder
+		for range invalid {
+			b.WriteString(`{"input":"q"}` + "\n")
+		}
+		b.WriteString(`{"id":"good","input":"q","output":"a"}` + "\n")
+		_, err := f.svc.ImportTraces(admin, f.ws.ID, "", strings.NewReader(b.String()), workshop.FormatJSONL, false)
+		var ie *workshop.ImportError
+		if !errors.As(err, &ie) || len(ie.Lines) != ndjson.ListedErrors || ie.NotListed != 150 ||
+			ie.Lines[ndjson.ListedErrors-1].Line != ndjson.ListedErrors || !strings.HasPrefix(hone.ErrorMessage(err), "250 trace(s)") {
+			t.Fatalf("%d invalid traces: %v", invalid, err)
+		}
+		res, err := f.svc.ImportTraces(admin, f.ws.ID, "", strings.NewReader(b.String()), workshop.FormatJSONL, true)
+		if err != nil || res.Imported != 1 || len(res.Skipped) != ndjson.ListedErrors || res.ErrorsNotListed != 150 {
+			t.Fatalf("skip_invalid: %d imported, %d listed, %d not listed, %v", res.Imported, len(res.Skipped), res.ErrorsNotListed, err)
+		}
+		// A few invalid traces are all listed.
+		res, err = f.svc.ImportTraces(admin, f.ws.ID, "", strings.NewReader(`{"input":"q"}`+"\n"), workshop.FormatJSONL, true)
+		if err != nil || len(res.Skipped) != 1 || res.ErrorsNotListed != 0 {
+			t.Fatalf("one invalid trace: %+v %v", res, err)
+		}
+	})
+}
+
+// TestImportSessionsIsTheAdmins imports tuning sessions as each identity:
+// a workshop member's own token, even a facilitator's, is refused and
+// imports nothing; the admin and the local user import.
+func TestImportSessionsIsTheAdmins(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f := newFixture(t, db, false)
+		rec := capture.NewRecorder(db.Capture(), nil)
+		turn, _, err := rec.Record(context.Background(), capture.TurnInput{ConversationID: "private", TesterID: "meg",
+			UserMessage: "my salary?", Response: "secret", PromptVersion: "v1"}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range []workshop.SessionImport{{SessionID: turn.SessionID}, {PromptVersion: "v1"}} {
+			for name, ctx := range map[string]context.Context{"facilitator": f.as(f.facilitator), "participant": f.as(f.alice)} {
+				_, err := f.svc.ImportSessions(ctx, f.ws.ID, "", in)
+				if hone.ErrorCode(err) != hone.EFORBIDDEN {
+					t.Errorf("the %s's token importing %+v: %v, want forbidden", name, in, err)
+				}
+			}
+		}
+		if traces, _ := f.svc.Traces(admin, f.ws.ID, ""); len(traces) != 0 {
+			t.Fatalf("refused imports added %d traces", len(traces))
+		}
+		local := hone.WithIdentity(context.Background(), hone.Local)
+		_, err = f.svc.ImportSessions(local, f.ws.ID, f.alice.ID, workshop.SessionImport{SessionID: turn.SessionID})
+		wantCode(t, "the local user acting as a participant", err, hone.EFORBIDDEN)
+		for name, ctx := range map[string]context.Context{"admin": admin, "local": local} {
+			res, err := f.svc.ImportSessions(ctx, f.ws.ID, "", workshop.SessionImport{SessionID: turn.SessionID})
+			if err != nil || res.Imported+len(res.Skipped) != 1 {
+				t.Errorf("the %s importing: %+v %v", name, res, err)
+			}
+		}
+	})
 }
