@@ -47,28 +47,50 @@ func BenchmarkSubmit(b *testing.B) {
 }
 
 // BenchmarkJSONLWriter is the JSONL sink's throughput with records of the
-// spec's example size: sent as fast as the caller can, written until Close
-// returns.
+// spec's example size, sent as fast as the caller can and written until
+// Close returns: with the default redactor (records/s) and, in the same
+// run, with no redactions (unredacted-records/s), and the ratio of the two
+// (redacted/unredacted). The two alternate in rounds, in turn first, so
+// that both see the same machine; each writes b.N records in all.
 func BenchmarkJSONLWriter(b *testing.B) {
 	tr := suggest.NewTracker(suggest.Options{Server: "local", Session: "bench"})
 	r := round(b, tr, "@bash cat logs.txt | tail")
 	line, _ := jsonLine(r)
-	sink, err := suggest.NewJSONL(suggest.JSONLOptions{Root: b.TempDir(), Queue: b.N + 1})
-	if err != nil {
-		b.Fatal(err)
+	const rounds = 10
+	per := max(b.N/rounds, 1)
+	write := func(redactor *suggest.Redactor) time.Duration {
+		sink, err := suggest.NewJSONL(suggest.JSONLOptions{Root: b.TempDir(), Queue: per + 1, Redactor: redactor})
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		for range per {
+			sink.Send(r)
+		}
+		if err := sink.Close(); err != nil {
+			b.Fatal(err)
+		}
+		elapsed := time.Since(start)
+		if sink.Written() != int64(per) {
+			b.Fatalf("written %d of %d", sink.Written(), per)
+		}
+		return elapsed
 	}
 	b.SetBytes(int64(len(line) + 1))
 	b.ResetTimer()
-	start := time.Now()
-	for i := 0; i < b.N; i++ {
-		sink.Send(r)
-	}
-	if err := sink.Close(); err != nil {
-		b.Fatal(err)
+	var on, off time.Duration
+	for i := range rounds {
+		if i%2 == 0 {
+			on += write(suggest.DefaultRedactor())
+			off += write(suggest.NewRedactor())
+		} else {
+			off += write(suggest.NewRedactor())
+			on += write(suggest.DefaultRedactor())
+		}
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "records/s")
-	if sink.Written() != int64(b.N) {
-		b.Fatalf("written %d of %d", sink.Written(), b.N)
-	}
+	n := float64(per * rounds)
+	b.ReportMetric(n/on.Seconds(), "records/s")
+	b.ReportMetric(n/off.Seconds(), "unredacted-records/s")
+	b.ReportMetric(off.Seconds()/on.Seconds(), "redacted/unredacted")
 }
