@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/honehq/hone"
@@ -111,20 +112,35 @@ func ReadJSON(r io.Reader) (*Batch, error) {
 	data = bytes.TrimSpace(data)
 	b := &Batch{}
 	if len(data) > 0 && data[0] == '[' {
-		var items []json.RawMessage
-		if err := json.Unmarshal(data, &items); err != nil {
-			return nil, hone.FieldError("", "the body is not a JSON array of records: %v", err)
+		// Element by element, so that a body of more elements than a
+		// batch may hold is refused without reading them all.
+		notArray := func(err error) error {
+			return hone.FieldError("", "the body is not a JSON array of records: %v", err)
 		}
-		if len(items) > ndjson.MaxBatchItems {
-			return nil, tooMany()
+		d := json.NewDecoder(bytes.NewReader(data))
+		if _, err := d.Token(); err != nil {
+			return nil, notArray(err)
 		}
-		for i, item := range items {
+		for d.More() {
+			if b.Lines == ndjson.MaxBatchItems {
+				return nil, tooMany()
+			}
+			var item json.RawMessage
+			if err := d.Decode(&item); err != nil {
+				return nil, notArray(err)
+			}
 			b.Lines++
 			if rec, err := Parse(item); err != nil {
-				b.Errors.Add(lineError(i+1, err))
+				b.Errors.Add(lineError(b.Lines, err))
 			} else {
 				b.Records = append(b.Records, rec)
 			}
+		}
+		if _, err := d.Token(); err != nil {
+			return nil, notArray(err)
+		}
+		if _, err := d.Token(); err != io.EOF {
+			return nil, notArray(fmt.Errorf("data after the array"))
 		}
 		return b, nil
 	}
