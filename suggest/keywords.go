@@ -25,6 +25,10 @@ type keywords struct {
 // anchor, and the anchor and what follows.
 type anchoredKeyword struct {
 	before, from string
+	// prev and next are the ASCII bytes right before and after the
+	// anchor, when a text must hold them there as they are (0 when not):
+	// a first check that spares most calls of at.
+	prev, next byte
 	// fold compares without regard to case (in lowercase), as Go's regexp
 	// does with (?i).
 	fold bool
@@ -55,6 +59,19 @@ func newKeywords(list []Redaction) keywords {
 			}
 			p := anchorOf(w, fold)
 			kw := anchoredKeyword{before: w[:p], from: w[p:], fold: fold, bit: bit}
+			// ſ and K stand for s and k in more than one byte.
+			plain := func(c byte) byte {
+				if fold && (c == 's' || c == 'k') {
+					return 0
+				}
+				return c
+			}
+			if p > 0 {
+				kw.prev = plain(w[p-1])
+			}
+			if p+1 < len(w) {
+				kw.next = plain(w[p+1])
+			}
 			for _, c := range gateBytes(w[p], fold) {
 				if k.anchor[c] == 0 {
 					k.anchored = append(k.anchored, nil)
@@ -145,12 +162,17 @@ func (k *keywords) bit(i int) uint64 { return 1 << min(i, 63) }
 func (k *keywords) find(s string) uint64 {
 	found := k.always
 	for i := 0; i < len(s); i++ {
-		a := k.anchor[s[i]]
+		c := s[i]
+		a := k.anchor[c]
 		if a == 0 {
 			continue
 		}
 		for _, w := range k.anchored[a-1] {
-			if found&w.bit == 0 && w.at(s, i) {
+			switch {
+			case found&w.bit != 0:
+			case w.prev != 0 && (i == 0 || w.norm(s[i-1]) != w.prev):
+			case w.next != 0 && c < utf8.RuneSelf && (i+1 == len(s) || w.norm(s[i+1]) != w.next):
+			case w.at(s, i):
 				if found |= w.bit; found == k.all {
 					return found
 				}
@@ -158,6 +180,14 @@ func (k *keywords) find(s string) uint64 {
 		}
 	}
 	return found
+}
+
+// norm is c as the keyword is compared: in lowercase when it folds.
+func (w *anchoredKeyword) norm(c byte) byte {
+	if w.fold {
+		return lower(c)
+	}
+	return c
 }
 
 // at reports whether s holds the keyword with its anchor at byte i.
