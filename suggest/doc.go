@@ -14,8 +14,10 @@
 // Two sinks ship with it. The HTTP sink batches records to a hone server
 // (POST /api/v1/suggestions), retrying with backoff and buffering while it
 // is down. The JSONL sink appends each record as one self-contained line to
-// <root>/<server>/<session>/suggestion_history.jsonl from a background
-// writer; ReadJSONL and Walk read such files back, skipping a torn last
-// line with a warning. Recording is opt-in: EnabledFromEnv reads
+// <root>/<server>/<session>/suggestion_history.jsonl (the names escaped
+// into folder names by PathPart) from a background writer; ReadJSONL and
+// Walk read such files back, skipping a torn last line with a warning.
+// Both sinks redact before a record leaves the process (DefaultRedactor:
+// API keys). Recording is opt-in: EnabledFromEnv reads
 // HONE_SUGGESTION_HISTORY.
 package suggest

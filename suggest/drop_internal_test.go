@@ -11,7 +11,11 @@ import (
 func TestJSONLDropsWhenTheQueueIsFull(t *testing.T) {
 	root := t.TempDir()
 	// The writer is not started yet: the queue of two fills up.
-	j := &JSONL{opts: JSONLOptions{Root: root, Queue: 2}, queue: make(chan *Record, 2), done: make(chan struct{}), files: map[string]*os.File{}}
+	dir, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &JSONL{opts: JSONLOptions{Root: root, Queue: 2}, queue: make(chan *Record, 2), done: make(chan struct{}), files: map[string]*os.File{}, root: dir}
 	for i := range 5 {
 		j.Send(&Record{ID: string(rune('a' + i)), Session: "s", Server: "x"})
 	}
@@ -19,7 +23,7 @@ func TestJSONLDropsWhenTheQueueIsFull(t *testing.T) {
 		t.Fatalf("dropped %d, want 3", j.Dropped())
 	}
 	go j.run()
-	err := j.Close()
+	err = j.Close()
 	if err == nil || !strings.Contains(err.Error(), "3 records dropped") {
 		t.Fatalf("Close: %v", err)
 	}

@@ -8,12 +8,14 @@ import (
 	"unicode/utf8"
 )
 
-// appendRecord appends r's JSON line, byte for byte what encoding/json
-// writes with SetEscapeHTML(false) (a test holds the two together), but
-// without reflection for the JSON-like values of the context and the LLM
-// call, which makes the writer about twice as fast. Values of other types
-// go through encoding/json.
-func appendRecord(b []byte, r *Record) ([]byte, error) {
+// appendRecord appends the JSON line of red.Record(r): byte for byte what
+// encoding/json writes of it with SetEscapeHTML(false) (a test holds the
+// two together), but without reflection for the JSON-like values of the
+// context and the LLM call, which makes the writer about twice as fast,
+// and redacting each text as it is written, without a copy of the record.
+// Values of other types go through encoding/json. A nil red redacts
+// nothing.
+func appendRecord(b []byte, r *Record, red *Redactor) ([]byte, error) {
 	var err error
 	b = append(b, `{"id":`...)
 	b = appendString(b, r.ID)
@@ -36,12 +38,12 @@ func appendRecord(b []byte, r *Record) ([]byte, error) {
 		b = append(b, m.key...)
 		if m.v == nil {
 			b = append(b, "null"...)
-		} else if b, err = appendMap(b, m.v); err != nil {
+		} else if b, err = appendMap(b, m.v, red); err != nil {
 			return b, err
 		}
 	}
 	b = append(b, `,"suggestions":`...)
-	b = appendStrings(b, r.Suggestions)
+	b = appendStrings(b, r.Suggestions, red)
 	b = append(b, `,"suggestion_node_version":`...)
 	b = appendString(b, r.Version)
 	b = append(b, `,"viewed_indices":`...)
@@ -64,7 +66,7 @@ func appendRecord(b []byte, r *Record) ([]byte, error) {
 	b = append(b, `,"accepted_index":`...)
 	b = appendIntPtr(b, r.AcceptedIndex)
 	b = append(b, `,"actual_input":`...)
-	b = appendString(b, r.ActualInput)
+	b = appendString(b, red.Text(r.ActualInput))
 	b = append(b, `,"match_type":`...)
 	b = appendString(b, r.MatchType)
 	for _, f := range []struct {
@@ -89,7 +91,7 @@ func appendIntPtr(b []byte, p *int) []byte {
 	return strconv.AppendInt(b, int64(*p), 10)
 }
 
-func appendStrings(b []byte, list []string) []byte {
+func appendStrings(b []byte, list []string, red *Redactor) []byte {
 	if list == nil {
 		return append(b, "null"...)
 	}
@@ -98,13 +100,13 @@ func appendStrings(b []byte, list []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, s)
+		b = appendString(b, red.Text(s))
 	}
 	return append(b, ']')
 }
 
 // appendMap writes a map with its keys sorted, as encoding/json does.
-func appendMap(b []byte, m map[string]any) ([]byte, error) {
+func appendMap(b []byte, m map[string]any, red *Redactor) ([]byte, error) {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -118,22 +120,22 @@ func appendMap(b []byte, m map[string]any) ([]byte, error) {
 		}
 		b = appendString(b, k)
 		b = append(b, ':')
-		if b, err = appendValue(b, m[k]); err != nil {
+		if b, err = appendValue(b, m[k], red); err != nil {
 			return b, err
 		}
 	}
 	return append(b, '}'), nil
 }
 
-// appendValue writes a JSON-like value; any other goes through
-// encoding/json.
-func appendValue(b []byte, v any) ([]byte, error) {
+// appendValue writes a JSON-like value, its texts redacted; any other goes
+// through encoding/json (redacted as Redactor.Record redacts it).
+func appendValue(b []byte, v any, red *Redactor) ([]byte, error) {
 	var err error
 	switch v := v.(type) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return appendString(b, v), nil
+		return appendString(b, red.Text(v)), nil
 	case bool:
 		return strconv.AppendBool(b, v), nil
 	case float64:
@@ -146,7 +148,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		if v == nil {
 			return append(b, "null"...), nil
 		}
-		return appendMap(b, v)
+		return appendMap(b, v, red)
 	case []any:
 		if v == nil {
 			return append(b, "null"...), nil
@@ -156,13 +158,18 @@ func appendValue(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, err = appendValue(b, x); err != nil {
+			if b, err = appendValue(b, x, red); err != nil {
 				return b, err
 			}
 		}
 		return append(b, ']'), nil
 	case []string:
-		return appendStrings(b, v), nil
+		return appendStrings(b, v, red), nil
+	}
+	if red.active() {
+		if redacted, ok := red.value(v); ok {
+			return appendValue(b, redacted, nil)
+		}
 	}
 	enc, err := json.Marshal(v)
 	if err != nil {

@@ -92,7 +92,7 @@ func TestAppendRecordMatchesEncodingJSON(t *testing.T) {
 			r.LLMRequest = map[string]any{"messages": []any{map[string]any{"role": "user", "content": randomText(rng)}}, "temperature": 0.7}
 			r.LLMResponse = map[string]any{"x": randomValue(rng, 0)}
 		}
-		got, err := appendRecord(nil, r)
+		got, err := appendRecord(nil, r, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,10 +100,60 @@ func TestAppendRecordMatchesEncodingJSON(t *testing.T) {
 			t.Fatalf("record %d:\n got %s\nwant %s", i, got, want)
 		}
 	}
-	if _, err := appendRecord(nil, &Record{TimeToActionMS: math.NaN()}); err == nil {
+	if _, err := appendRecord(nil, &Record{TimeToActionMS: math.NaN()}, nil); err == nil {
 		t.Error("NaN was written")
 	}
-	if _, err := appendRecord(nil, &Record{Context: map[string]any{"x": math.Inf(1)}}); err == nil {
+	if _, err := appendRecord(nil, &Record{Context: map[string]any{"x": math.Inf(1)}}, nil); err == nil {
 		t.Error("an infinity was written")
+	}
+}
+
+// The encoder redacts as Redactor.Record does: its line is encoding/json's
+// line of the redacted record, whatever the types of the values.
+func TestAppendRecordRedactsAsRecord(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 17))
+	secrets := []string{"sk-proj-abcdefghijklmnopqrstuvwx", "AKIAABCDEFGHIJKLMNOP", "token=hunter22", "Bearer abcdefghijklmnopqrstu",
+		"meg@example.com", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"}
+	text := func() string {
+		if rng.IntN(3) == 0 {
+			return randomText(rng) + secrets[rng.IntN(len(secrets))] + randomText(rng)
+		}
+		return randomText(rng)
+	}
+	value := func() any {
+		switch rng.IntN(5) {
+		case 0:
+			return text()
+		case 1:
+			return []any{text(), 1, map[string]any{"k": text()}}
+		case 2:
+			return map[string]string{"env": text()}
+		case 3:
+			return []map[string]any{{"content": text()}}
+		}
+		return randomValue(rng, 0)
+	}
+	red := NewRedactor(append(append([]Redaction{}, APIKeys...), Emails...)...)
+	changed := 0
+	for i := range 3000 {
+		r := &Record{ID: text(), Session: text(), Suggestions: []string{text(), text()}, ActualInput: text(), MatchType: MatchNone,
+			Context: map[string]any{"blocks": value(), text(): value()}, LLMRequest: map[string]any{"messages": value()}}
+		if rng.IntN(2) == 0 {
+			r.LLMResponse = map[string]any{"raw": value(), "n": 3}
+		}
+		got, err := appendRecord(nil, r, red)
+		if err != nil {
+			t.Fatal(err)
+		}
+		redacted := red.Record(r)
+		if want := stdLine(t, redacted); !bytes.Equal(got, want) {
+			t.Fatalf("record %d:\n got %s\nwant %s", i, got, want)
+		}
+		if redacted != r {
+			changed++
+		}
+	}
+	if changed < 1000 {
+		t.Errorf("only %d records held a secret", changed)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/honehq/hone/internal/ndjson"
 	"github.com/sethvargo/go-retry"
 )
 
@@ -40,6 +41,10 @@ const (
 	rejectionsInErrorString = 10
 )
 
+// MaxHTTPBatch is the most records a hone server takes in one request; a
+// larger BatchSize is lowered to it.
+const MaxHTTPBatch = ndjson.MaxBatchItems
+
 // HTTPOptions configure an HTTP sink.
 type HTTPOptions struct {
 	// BaseURL is the hone server (http://localhost:8080); records go to
@@ -51,7 +56,8 @@ type HTTPOptions struct {
 	// when nil).
 	Client *http.Client
 	// BatchSize is the most records in one request (DefaultHTTPBatch when
-	// 0). A full batch is sent at once.
+	// 0; at most MaxHTTPBatch, what a hone server takes in one request). A
+	// full batch is sent at once.
 	BatchSize int
 	// FlushInterval is the longest a record waits for its batch to fill
 	// (DefaultFlushInterval when 0): a partial batch is sent after it.
@@ -152,7 +158,7 @@ func NewHTTP(opts HTTPOptions) (*HTTP, error) {
 	if h.opts.Buffer <= 0 {
 		h.opts.Buffer = DefaultHTTPBuffer
 	}
-	h.opts.BatchSize = min(h.opts.BatchSize, h.opts.Buffer)
+	h.opts.BatchSize = min(h.opts.BatchSize, h.opts.Buffer, MaxHTTPBatch)
 	if h.opts.RetryInitial <= 0 {
 		h.opts.RetryInitial = DefaultRetryInitial
 	}
@@ -350,6 +356,8 @@ type answer struct {
 		Field   string `json:"field"`
 		Message string `json:"message"`
 	} `json:"errors"`
+	// ErrorsNotListed counts the records refused past the listed ones.
+	ErrorsNotListed int `json:"errors_not_listed"`
 }
 
 // deliver sends one batch, retrying as the options say, and counts it.
@@ -381,19 +389,20 @@ func (h *HTTP) deliver(batch []*Record) {
 		}
 		rej = append(rej, x)
 	}
-	h.rejected.Add(int64(len(lines)))
-	h.sent.Add(int64(len(ids) - len(lines)))
-	if len(rej) > 0 {
-		h.report(&RejectedError{Rejections: rej})
+	refused := min(len(lines)+max(ans.ErrorsNotListed, 0), len(ids))
+	h.rejected.Add(int64(refused))
+	h.sent.Add(int64(len(ids) - refused))
+	if len(rej) > 0 || ans.ErrorsNotListed > 0 {
+		h.report(&RejectedError{Rejections: rej, NotListed: max(ans.ErrorsNotListed, 0)})
 	}
 	if ans.Accepted != nil {
 		took := *ans.Accepted
 		if ans.Duplicates != nil {
 			took += *ans.Duplicates
 		}
-		if took != len(ids)-len(lines) {
+		if took != len(ids)-refused {
 			h.report(fmt.Errorf("suggestion HTTP sink: %s counted %d records accepted or duplicate of %d sent with %d refused",
-				h.endpoint, took, len(ids), len(lines)))
+				h.endpoint, took, len(ids), refused))
 		}
 	}
 }
@@ -409,22 +418,20 @@ func (h *HTTP) report(err error) {
 func (h *HTTP) encode(batch []*Record) ([]byte, []string) {
 	// A new buffer each time: the transport may still read a request's
 	// body after its answer came.
-	buf := bytes.NewBuffer(make([]byte, 0, h.lastSize+h.lastSize/4))
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
+	buf := make([]byte, 0, h.lastSize+h.lastSize/4)
 	ids := make([]string, 0, len(batch))
 	for _, r := range batch {
-		mark := buf.Len()
-		if err := enc.Encode(h.opts.Redactor.Record(r)); err != nil {
-			buf.Truncate(mark)
+		line, err := appendRecord(buf, r, h.opts.Redactor)
+		if err != nil {
 			h.failed.Add(1)
 			h.report(&DeliveryError{URL: h.endpoint, IDs: []string{r.ID}, Err: fmt.Errorf("encode: %w", err)})
 			continue
 		}
+		buf = line
 		ids = append(ids, r.ID)
 	}
-	h.lastSize = min(buf.Len(), 64<<20)
-	return buf.Bytes(), ids
+	h.lastSize = min(len(buf), 64<<20)
+	return buf, ids
 }
 
 // backoff is the waits between the requests for one batch: exponential
@@ -561,6 +568,9 @@ type Rejection struct {
 // has several rejections.
 type RejectedError struct {
 	Rejections []Rejection
+	// NotListed counts the records the server refused past those it
+	// listed (a hone server lists the first 100 of a request).
+	NotListed int
 }
 
 func (e *RejectedError) Error() string {
@@ -575,6 +585,9 @@ func (e *RejectedError) Error() string {
 			b.WriteByte(';')
 		}
 		fmt.Fprintf(&b, " %s (line %d) %s: %s", x.ID, x.Line, x.Field, x.Message)
+	}
+	if e.NotListed > 0 {
+		fmt.Fprintf(&b, "; and %d not listed by the server", e.NotListed)
 	}
 	return b.String()
 }

@@ -67,7 +67,9 @@ type JSONLOptions struct {
 }
 
 // JSONL is the sink that appends each record as one line to
-// <root>/<server>/<session>/suggestion_history.jsonl. Send never waits:
+// <root>/<server>/<session>/suggestion_history.jsonl, the folders named by
+// PathPart, below the root only (a link out of it is not followed: the
+// record fails). Send never waits:
 // a background writer does the disk work, and when its queue is full the
 // record is dropped and counted (Dropped), never silently lost. Each line
 // is written whole, in one write with the lines queued with it, so a crash
@@ -85,6 +87,9 @@ type JSONL struct {
 	mu        sync.RWMutex
 	closed    bool
 	files     map[string]*os.File
+	// root is the history's directory: files are opened below it only,
+	// never through a link out of it.
+	root *os.Root
 }
 
 // NewJSONL starts a JSONL sink; Close flushes it.
@@ -105,7 +110,11 @@ func NewJSONL(opts JSONLOptions) (*JSONL, error) {
 	if err := os.MkdirAll(opts.Root, 0o700); err != nil {
 		return nil, fmt.Errorf("create the suggestion history %s: %w", opts.Root, err)
 	}
-	j := &JSONL{opts: opts, queue: make(chan *Record, opts.Queue), done: make(chan struct{}), files: map[string]*os.File{}}
+	root, err := os.OpenRoot(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("open the suggestion history %s: %w", opts.Root, err)
+	}
+	j := &JSONL{opts: opts, queue: make(chan *Record, opts.Queue), done: make(chan struct{}), files: map[string]*os.File{}, root: root}
 	go j.run()
 	return j, nil
 }
@@ -154,6 +163,12 @@ func (j *JSONL) Close() error {
 		}
 	}
 	clear(j.files)
+	if j.root != nil {
+		if err := j.root.Close(); err != nil {
+			errs = append(errs, err)
+		}
+		j.root = nil
+	}
 	if d, f := j.Dropped(), j.Failed(); d > 0 || f > 0 {
 		errs = append(errs, fmt.Errorf("suggestion history: %d records dropped (queue full), %d lost to write errors", d, f))
 	}
@@ -284,13 +299,13 @@ func (j *JSONL) encode(e *encoded, records []*Record) {
 		k := sessionKey{r.Server, r.Session}
 		f := e.files[k]
 		if f == nil {
-			f = &fileBuf{path: filepath.Join(j.opts.Root, PathPart(r.Server), PathPart(r.Session), HistoryFile)}
+			f = &fileBuf{path: filepath.Join(PathPart(r.Server), PathPart(r.Session), HistoryFile)}
 			e.files[k] = f
 		}
 		if f.n == 0 {
 			e.order = append(e.order, k)
 		}
-		line, err := appendRecord(f.buf, j.opts.Redactor.Record(r))
+		line, err := appendRecord(f.buf, r, j.opts.Redactor)
 		if err != nil {
 			j.failed.Add(1)
 			j.report(fmt.Errorf("encode suggestion record %s: %w", r.ID, err))
@@ -301,20 +316,21 @@ func (j *JSONL) encode(e *encoded, records []*Record) {
 	}
 }
 
+// write appends b to the file at path, below the root.
 func (j *JSONL) write(path string, b []byte) error {
 	f := j.files[path]
 	if f == nil {
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return fmt.Errorf("suggestion history: %w", err)
+		if err := j.root.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return fmt.Errorf("suggestion history %s: %w", j.opts.Root, err)
 		}
 		var err error
-		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+		f, err = j.root.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {
-			return fmt.Errorf("suggestion history: %w", err)
+			return fmt.Errorf("suggestion history %s: %w", j.opts.Root, err)
 		}
 		if err := endLine(f); err != nil {
 			f.Close()
-			return fmt.Errorf("suggestion history: %s: %w", path, err)
+			return fmt.Errorf("suggestion history: %s: %w", filepath.Join(j.opts.Root, path), err)
 		}
 		if len(j.files) >= maxOpenFiles {
 			for p, old := range j.files {
@@ -325,7 +341,7 @@ func (j *JSONL) write(path string, b []byte) error {
 		j.files[path] = f
 	}
 	if _, err := f.Write(b); err != nil {
-		return fmt.Errorf("suggestion history: write %s: %w", path, err)
+		return fmt.Errorf("suggestion history: write %s: %w", filepath.Join(j.opts.Root, path), err)
 	}
 	return nil
 }
@@ -352,23 +368,3 @@ const maxBatch = 1024
 
 // maxOpenFiles bounds the session files the writer keeps open.
 const maxOpenFiles = 64
-
-// PathPart makes a server or session name safe as one directory name: path
-// separators and characters file systems refuse become _, and a name that
-// is empty, . or .. becomes _ too.
-func PathPart(name string) string {
-	var b strings.Builder
-	for _, r := range name {
-		switch {
-		case r < 0x20 || r == 0x7f, strings.ContainsRune(`/\:*?"<>|`, r):
-			b.WriteByte('_')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	s := b.String()
-	if s == "" || s == "." || s == ".." {
-		return "_"
-	}
-	return s
-}

@@ -42,7 +42,7 @@ func TestJSONLWritesEachSessionAndReadsBack(t *testing.T) {
 	if sink.Written() != 3 || sink.Dropped() != 0 {
 		t.Fatalf("written %d dropped %d", sink.Written(), sink.Dropped())
 	}
-	for _, want := range []string{"local/my-project/suggestion_history.jsonl", "prod_eu/.._debug/suggestion_history.jsonl"} {
+	for _, want := range []string{"local/my-project/suggestion_history.jsonl", "prod%2Feu/%2E.%2Fdebug/suggestion_history.jsonl"} {
 		if _, err := os.Stat(filepath.Join(root, want)); err != nil {
 			t.Errorf("no %s: %v", want, err)
 		}
@@ -107,7 +107,7 @@ func TestRedaction(t *testing.T) {
 	if err := sink.Close(); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(root, "_", "s", suggest.HistoryFile))
+	b, err := os.ReadFile(filepath.Join(root, suggest.PathPart(""), "s", suggest.HistoryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestDefaultsRedactAndOptIn(t *testing.T) {
 		if err := sink.Close(); err != nil {
 			t.Fatal(err)
 		}
-		b, _ := os.ReadFile(filepath.Join(root, "_", "s", suggest.HistoryFile))
+		b, _ := os.ReadFile(filepath.Join(root, suggest.PathPart(""), "s", suggest.HistoryFile))
 		if strings.Contains(string(b), key) != c.kept || !strings.Contains(string(b), "meg@example.com") {
 			t.Errorf("%s: %s", c.name, b)
 		}
@@ -240,4 +240,21 @@ func TestDefaultsRedactAndOptIn(t *testing.T) {
 		t.Fatalf("the history with %s=1: %v %v", suggest.EnvHistory, s, err)
 	}
 	s.Close()
+}
+
+// A line longer than MaxLine is skipped whole with a warning at its own
+// number; the lines after it are read, with their numbers.
+func TestReadJSONLSkipsAnOversizedLine(t *testing.T) {
+	tr := suggest.NewTracker(suggest.Options{Session: "s"})
+	a, _ := jsonLine(round(t, tr, "@bash ls"))
+	b, _ := jsonLine(round(t, tr, "@python debug.py"))
+	text := a + "\n" + strings.Repeat(" ", suggest.MaxLine) + b + "\n" + b + "\n"
+	var lines []int
+	warnings, err := suggest.ReadJSONL(strings.NewReader(text), func(line int, r *suggest.Record) error {
+		lines = append(lines, line)
+		return nil
+	})
+	if err != nil || len(lines) != 2 || lines[0] != 1 || lines[1] != 3 || len(warnings) != 1 || warnings[0].Line != 2 {
+		t.Fatalf("lines %v, warnings %v, %v", lines, warnings, err)
+	}
 }

@@ -1,14 +1,16 @@
 package suggest
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/ndjson"
 )
 
 // MaxLine bounds one JSONL line, in bytes.
@@ -30,46 +32,54 @@ func (w Warning) String() string {
 
 // ReadJSONL reads records from a JSONL stream, calling fn with each and its
 // line number (from 1). A line that is not a record (a torn last line after
-// a crash, or any other) is skipped and returned as a warning; blank lines
-// are skipped silently. An error of fn, or of reading, stops it.
+// a crash, a line longer than MaxLine, or any other) is skipped whole and
+// returned as a warning, and the lines after it keep their numbers; blank
+// lines are skipped silently. An error of fn, or of reading, stops it.
 func ReadJSONL(r io.Reader, fn func(line int, rec *Record) error) ([]Warning, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	tail := &lastByte{r: r}
+	lr := ndjson.NewReader(tail, MaxLine)
 	var warnings []Warning
-	for n := 1; ; n++ {
-		line, err := readLine(br)
-		if len(bytes.TrimSpace(line)) > 0 {
-			var rec Record
-			if jerr := json.Unmarshal(line, &rec); jerr != nil {
-				msg := "not a suggestion record: " + jerr.Error()
-				if err == io.EOF && line[len(line)-1] != '\n' {
-					msg = "torn last line (the writer stopped mid-line): " + jerr.Error()
-				}
-				warnings = append(warnings, Warning{Line: n, Message: msg})
-			} else if ferr := fn(n, &rec); ferr != nil {
-				return warnings, ferr
+	torn := -1 // the warning of the last line read, when it was not a record
+	for {
+		n, data, err := lr.Next()
+		switch {
+		case err == io.EOF:
+			if torn >= 0 && warnings[torn].Line == lr.Line() && tail.last != '\n' {
+				warnings[torn].Message = "torn last line (the writer stopped mid-line): " + strings.TrimPrefix(warnings[torn].Message, notARecord)
 			}
-		}
-		if err == io.EOF {
 			return warnings, nil
-		} else if err != nil {
+		case hone.ErrorCode(err) == hone.ETOOLARGE:
+			warnings = append(warnings, Warning{Line: n, Message: fmt.Sprintf("a line longer than %d bytes, skipped", MaxLine)})
+			torn = -1
+			continue
+		case err != nil:
 			return warnings, err
+		}
+		torn = -1
+		var rec Record
+		if jerr := json.Unmarshal(data, &rec); jerr != nil {
+			torn = len(warnings)
+			warnings = append(warnings, Warning{Line: n, Message: notARecord + jerr.Error()})
+		} else if ferr := fn(n, &rec); ferr != nil {
+			return warnings, ferr
 		}
 	}
 }
 
-// readLine reads one line with its newline, up to MaxLine bytes.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		line = append(line, chunk...)
-		if err != bufio.ErrBufferFull {
-			return line, err
-		}
-		if len(line) > MaxLine {
-			return line, fmt.Errorf("a line is longer than %d bytes", MaxLine)
-		}
+const notARecord = "not a suggestion record: "
+
+// lastByte passes a reader on and keeps the last byte it gave.
+type lastByte struct {
+	r    io.Reader
+	last byte
+}
+
+func (l *lastByte) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if n > 0 {
+		l.last = p[n-1]
 	}
+	return n, err
 }
 
 // Walk reads every suggestion_history.jsonl below root (a whole

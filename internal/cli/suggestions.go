@@ -98,7 +98,11 @@ number, and the others are imported.`,
 			return opts.withSuggestions(cmd, func(ctx context.Context, s *suggestions.Service) error {
 				out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 				res, warnings, err := s.Import(ctx, args[0], func(file string, r *suggestions.Result) {
-					fmt.Fprintf(errOut, "%s: %d new, %d already imported, %d invalid\n", file, r.Accepted, r.Duplicates, len(r.Errors))
+					fmt.Fprintf(errOut, "%s: %d new, %d already imported, %d invalid", file, r.Accepted, r.Duplicates, r.Refused())
+					if r.ErrorsNotListed > 0 {
+						fmt.Fprintf(errOut, " (the first %d listed)", len(r.Errors))
+					}
+					fmt.Fprintln(errOut)
 				})
 				if err != nil {
 					return err
@@ -106,7 +110,7 @@ number, and the others are imported.`,
 				for _, w := range warnings {
 					fmt.Fprintf(errOut, "skipped %s\n", w)
 				}
-				fmt.Fprintf(out, "Imported %d records (%d already imported, %d invalid lines skipped).\n", res.Accepted, res.Duplicates, len(res.Errors))
+				fmt.Fprintf(out, "Imported %d records (%d already imported, %d invalid lines skipped).\n", res.Accepted, res.Duplicates, res.Refused())
 				return nil
 			})
 		},

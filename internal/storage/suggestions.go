@@ -1,9 +1,11 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/honehq/hone/internal/suggestions"
@@ -35,13 +37,26 @@ func insertSuggestions(n int) string {
 
 var insertFull = insertSuggestions(insertRows)
 
-const upsertRollup = `INSERT INTO suggestion_rollups (kind, day, server, version, k1, k2, n) VALUES (?, ?, ?, ?, ?, ?, ?)
-	ON CONFLICT (kind, day, server, version, k1, k2) DO UPDATE SET n = suggestion_rollups.n + excluded.n`
+// rollupRows is how many rollups one upsert statement counts.
+const rollupRows = 64
 
-// Add stores the new records and their rollups in one transaction.
+// upsertRollups is the upsert of n rollups, which must have distinct keys.
+func upsertRollups(n int) string {
+	row := "(" + placeholders(7) + ")"
+	return `INSERT INTO suggestion_rollups (kind, day, server, version, k1, k2, n) VALUES ` + row + strings.Repeat(", "+row, n-1) +
+		` ON CONFLICT (kind, day, server, version, k1, k2) DO UPDATE SET n = suggestion_rollups.n + excluded.n`
+}
+
+var upsertFull = upsertRollups(rollupRows)
+
+// Add stores the new records and their rollups in one transaction. Rows
+// are locked in one order, whatever the order of recs: the records by id,
+// then the rollups by key, so that concurrent calls wait for each other
+// instead of deadlocking on PostgreSQL.
 func (ss *SuggestionStore) Add(ctx context.Context, recs []*suggestions.Record, deltas func([]*suggestions.Record) []suggestions.Rollup) (int, error) {
 	ctx, cancel := ss.db.limit(ctx)
 	defer cancel()
+	recs = slices.SortedStableFunc(slices.Values(recs), func(a, b *suggestions.Record) int { return strings.Compare(a.ID, b.ID) })
 	var added []*suggestions.Record
 	err := ss.db.update(ctx, func(tx *Tx) error {
 		added = added[:0]
@@ -85,13 +100,26 @@ func (ss *SuggestionStore) Add(ctx context.Context, recs []*suggestions.Record, 
 	return len(added), nil
 }
 
+// applyRollups adds the rollups' counts, in the order of their keys (see
+// Add), and removes the rollups that count nothing any more.
 func (ss *SuggestionStore) applyRollups(ctx context.Context, tx *Tx, rows []suggestions.Rollup) error {
+	rows = mergeRollups(rows)
 	negative := false
-	for _, r := range rows {
-		if _, err := tx.exec(ctx, upsertRollup, r.Kind, r.Day.UTC(), r.Server, r.Version, r.K1, r.K2, r.N); err != nil {
+	args := make([]any, 0, 7*rollupRows)
+	for start := 0; start < len(rows); start += rollupRows {
+		part := rows[start:min(start+rollupRows, len(rows))]
+		args = args[:0]
+		for _, r := range part {
+			args = append(args, r.Kind, r.Day, r.Server, r.Version, r.K1, r.K2, r.N)
+			negative = negative || r.N < 0
+		}
+		q := upsertFull
+		if len(part) < rollupRows {
+			q = upsertRollups(len(part))
+		}
+		if _, err := tx.exec(ctx, q, args...); err != nil {
 			return fmt.Errorf("count suggestion records: %w", err)
 		}
-		negative = negative || r.N < 0
 	}
 	if negative {
 		if _, err := tx.exec(ctx, `DELETE FROM suggestion_rollups WHERE n <= 0`); err != nil {
@@ -99,6 +127,32 @@ func (ss *SuggestionStore) applyRollups(ctx context.Context, tx *Tx, rows []sugg
 		}
 	}
 	return nil
+}
+
+// mergeRollups sums the rollups of one key, leaves out those that change
+// nothing, and sorts them by key.
+func mergeRollups(rows []suggestions.Rollup) []suggestions.Rollup {
+	out := make([]suggestions.Rollup, 0, len(rows))
+	for _, r := range rows {
+		r.Day = r.Day.UTC()
+		out = append(out, r)
+	}
+	slices.SortFunc(out, compareRollups)
+	merged := out[:0]
+	for _, r := range out {
+		if n := len(merged); n > 0 && compareRollups(merged[n-1], r) == 0 {
+			merged[n-1].N += r.N
+			continue
+		}
+		merged = append(merged, r)
+	}
+	return slices.DeleteFunc(merged, func(r suggestions.Rollup) bool { return r.N == 0 })
+}
+
+// compareRollups orders rollups by their key.
+func compareRollups(a, b suggestions.Rollup) int {
+	return cmp.Or(strings.Compare(a.Kind, b.Kind), a.Day.Compare(b.Day), strings.Compare(a.Server, b.Server),
+		strings.Compare(a.Version, b.Version), strings.Compare(a.K1, b.K1), strings.Compare(a.K2, b.K2))
 }
 
 // where is the SQL condition of a filter on the records, with its

@@ -104,7 +104,9 @@ func (s *Service) Export(ctx context.Context, w io.Writer, o ExportOptions) (*Ex
 			out.Skipped++
 			return nil
 		}
-		e.AcceptedIndex, e.MatchType = r.AcceptedIndex, r.MatchType
+		// The id is the stored one: hone's own when the record came
+		// without one.
+		e.ID, e.AcceptedIndex, e.MatchType = r.ID, r.AcceptedIndex, r.MatchType
 		lines := exportLines(o.Format, &e)
 		if len(lines) == 0 {
 			out.Skipped++

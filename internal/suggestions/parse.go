@@ -1,14 +1,12 @@
 package suggestions
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strings"
 	"time"
@@ -21,7 +19,13 @@ import (
 const (
 	MaxIDLength   = 128
 	MaxNameLength = 200
-	MaxRecord     = 1 << 20
+	// MaxRecord bounds a record's JSON, in bytes: an NDJSON line longer
+	// than this is refused whole.
+	MaxRecord = 1 << 20
+	// MaxTimeToActionMS bounds time_to_action_ms: 1e11 ms, about three
+	// years, far past any real decision and far from where the
+	// statistics' arithmetic could overflow.
+	MaxTimeToActionMS = 1e11
 )
 
 // LineError is a record that was refused: its line (from 1; its position
@@ -43,9 +47,9 @@ type wire struct {
 	Context                *contextShape `json:"context"`
 	LLMRequest             *llmRequest   `json:"llm_request"`
 	LLMResponse            *llmResponse  `json:"llm_response"`
-	Suggestions            []string      `json:"suggestions"`
+	Suggestions            []*string     `json:"suggestions"`
 	Version                *string       `json:"suggestion_node_version"`
-	ViewedIndices          []int         `json:"viewed_indices"`
+	ViewedIndices          []*int        `json:"viewed_indices"`
 	CycleCount             *int          `json:"cycle_count"`
 	DisplayedIndexAtSubmit *int          `json:"displayed_index_at_submit"`
 	AcceptedIndex          *int          `json:"accepted_index"`
@@ -130,6 +134,20 @@ func Parse(raw []byte) (*Record, error) {
 	}
 	n := len(w.Suggestions)
 	r.Suggestions = n
+	shown := make([]string, n)
+	for i, s := range w.Suggestions {
+		if s == nil {
+			return nil, hone.FieldError("suggestions", "suggestions[%d] is null: each suggestion must be a string", i)
+		}
+		shown[i] = *s
+	}
+	viewed := make([]int, len(w.ViewedIndices))
+	for i, v := range w.ViewedIndices {
+		if v == nil {
+			return nil, hone.FieldError("viewed_indices", "viewed_indices[%d] is null: each must be the position of one of the suggestions", i)
+		}
+		viewed[i] = *v
+	}
 	if w.ActualInput == nil {
 		return nil, hone.FieldError("actual_input", "actual_input is required: what the person submitted")
 	}
@@ -144,7 +162,7 @@ func Parse(raw []byte) (*Record, error) {
 			return nil, err
 		}
 	}
-	for _, i := range w.ViewedIndices {
+	for _, i := range viewed {
 		if err := inRange("viewed_indices", i, 0); err != nil {
 			return nil, err
 		}
@@ -156,7 +174,7 @@ func Parse(raw []byte) (*Record, error) {
 	}
 	switch {
 	case w.MatchType == nil:
-		r.MatchType, r.AcceptedIndex = suggest.Classify(*w.ActualInput, w.Suggestions)
+		r.MatchType, r.AcceptedIndex = suggest.Classify(*w.ActualInput, shown)
 	case !validMatch(*w.MatchType):
 		return nil, hone.FieldError("match_type", "match_type must be exact, partial, prefix or none, not %q", *w.MatchType)
 	default:
@@ -193,6 +211,10 @@ func Parse(raw []byte) (*Record, error) {
 			return nil, hone.FieldError(f.name, "%s must not be negative", f.name)
 		}
 	}
+	if w.TimeToActionMS != nil && *w.TimeToActionMS > MaxTimeToActionMS {
+		return nil, hone.FieldError("time_to_action_ms", "time_to_action_ms must be at most %.0f (milliseconds, about three years), not %g",
+			MaxTimeToActionMS, *w.TimeToActionMS)
+	}
 	if w.TimeToActionMS != nil {
 		r.TimeToActionMS = *w.TimeToActionMS
 	}
@@ -223,7 +245,7 @@ func Parse(raw []byte) (*Record, error) {
 	}
 	seen := uint64(0)
 	var seenMap map[int]bool
-	for _, i := range w.ViewedIndices {
+	for _, i := range viewed {
 		if r.AcceptedIndex == nil || i != *r.AcceptedIndex {
 			r.ViewedButRejected = true
 		}
@@ -286,88 +308,6 @@ func jsonType(kind string) string {
 		return "of another type"
 	}
 	return kind
-}
-
-// lineError is err as the error of a line.
-func lineError(line int, err error) LineError {
-	return LineError{Line: line, Field: hone.ErrorField(err), Message: hone.ErrorMessage(err)}
-}
-
-// Batch is what a body of records holds: the records that parse, in order,
-// and the lines that do not.
-type Batch struct {
-	Records []*Record
-	Errors  []LineError
-	// Lines counts the lines (or array elements) read, blank ones aside.
-	Lines int
-}
-
-// ReadNDJSON reads one record per line; blank lines are skipped, a bad
-// line is listed and the others are kept.
-func ReadNDJSON(r io.Reader) (*Batch, error) {
-	b := &Batch{}
-	br := bufio.NewReaderSize(r, 64<<10)
-	for n := 1; ; n++ {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long := append([]byte(nil), line...)
-			for err == bufio.ErrBufferFull && len(long) <= MaxRecord {
-				line, err = br.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			b.Lines++
-			if rec, perr := Parse(t); perr != nil {
-				b.Errors = append(b.Errors, lineError(n, perr))
-			} else {
-				rec.Raw = append(json.RawMessage(nil), rec.Raw...)
-				b.Records = append(b.Records, rec)
-			}
-		}
-		if err == io.EOF {
-			return b, nil
-		} else if err != nil && err != bufio.ErrBufferFull {
-			return b, err
-		}
-	}
-}
-
-// ReadJSON reads one record (an object) or several (an array); an array's
-// element n is "line" n.
-func ReadJSON(r io.Reader) (*Batch, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	data = bytes.TrimSpace(data)
-	b := &Batch{}
-	if len(data) > 0 && data[0] == '[' {
-		var items []json.RawMessage
-		if err := json.Unmarshal(data, &items); err != nil {
-			return nil, hone.FieldError("", "the body is not a JSON array of records: %v", err)
-		}
-		for i, item := range items {
-			b.Lines++
-			if rec, err := Parse(item); err != nil {
-				b.Errors = append(b.Errors, lineError(i+1, err))
-			} else {
-				b.Records = append(b.Records, rec)
-			}
-		}
-		return b, nil
-	}
-	if len(data) == 0 || data[0] != '{' {
-		return nil, hone.FieldError("", "the body must be a record (a JSON object), an array of them, or application/x-ndjson")
-	}
-	b.Lines = 1
-	if rec, err := Parse(data); err != nil {
-		b.Errors = append(b.Errors, lineError(1, err))
-	} else {
-		b.Records = append(b.Records, rec)
-	}
-	return b, nil
 }
 
 // String is the error as one line.

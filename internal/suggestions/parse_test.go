@@ -126,12 +126,12 @@ func TestReadNDJSONKeepsGoodLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Lines != 4 || len(b.Records) != 2 || b.Records[0].ID != "r1" || b.Records[1].ID != "r3" || len(b.Errors) != 2 ||
-		b.Errors[0].Line != 3 || b.Errors[1].Line != 4 || b.Errors[1].Field != "ts" {
+	if b.Lines != 4 || len(b.Records) != 2 || b.Records[0].ID != "r1" || b.Records[1].ID != "r3" || b.Errors.Len() != 2 ||
+		b.Errors.Listed[0].Line != 3 || b.Errors.Listed[1].Line != 4 || b.Errors.Listed[1].Field != "ts" {
 		t.Fatalf("batch %+v", b)
 	}
 	arr, err := suggestions.ReadJSON(strings.NewReader("[" + specLine + `, {"ts": "x"}]`))
-	if err != nil || len(arr.Records) != 1 || len(arr.Errors) != 1 || arr.Errors[0].Line != 2 || arr.Errors[0].Field != "ts" {
+	if err != nil || len(arr.Records) != 1 || arr.Errors.Len() != 1 || arr.Errors.Listed[0].Line != 2 || arr.Errors.Listed[0].Field != "ts" {
 		t.Fatalf("array %+v %v", arr, err)
 	}
 	if _, err := suggestions.ReadJSON(strings.NewReader(`"x"`)); hone.ErrorCode(err) != hone.EINVALID {

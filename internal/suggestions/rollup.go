@@ -139,12 +139,14 @@ func BucketBounds(b int) (low, high float64) {
 	return math.Exp(float64(b-1) * logRatio), math.Exp(float64(b) * logRatio)
 }
 
-// bucketValue is the value a bucket stands for: its geometric middle.
+// bucketValue is the value a bucket stands for: its geometric middle, at
+// most the largest float64 (a bucket past it, which only a rollup written
+// by hand holds, stands for that).
 func bucketValue(b int) float64 {
 	if b <= 0 {
 		return 0
 	}
-	return math.Exp((float64(b) - 0.5) * logRatio)
+	return min(math.Exp((float64(b)-0.5)*logRatio), math.MaxFloat64)
 }
 
 // ContextClasses are the context sizes (blocks sent to the model) the

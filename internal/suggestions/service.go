@@ -38,19 +38,25 @@ func NewService(store Store, opts Options) *Service {
 }
 
 // Result is what an ingestion did: the records stored, those already
-// stored (by id), and the lines refused.
+// stored (by id), and the lines refused: the first ndjson.ListedErrors
+// listed, the others counted in ErrorsNotListed.
 type Result struct {
-	Accepted   int         `json:"accepted"`
-	Duplicates int         `json:"duplicates"`
-	Errors     []LineError `json:"errors"`
+	Accepted        int         `json:"accepted"`
+	Duplicates      int         `json:"duplicates"`
+	Errors          []LineError `json:"errors"`
+	ErrorsNotListed int         `json:"errors_not_listed,omitempty"`
 }
+
+// Refused counts the lines refused, listed or not.
+func (r *Result) Refused() int { return len(r.Errors) + r.ErrorsNotListed }
 
 // addChunk bounds the records stored in one transaction.
 const addChunk = 2000
 
 // Ingest stores the records of a body: application/x-ndjson (one per
-// line), or JSON (one record or an array). Bad lines are reported, the
-// good ones kept.
+// line), or JSON (one record or an array), at most ndjson.MaxBatchItems
+// (a larger body is refused whole, ETOOLARGE). Bad lines are reported,
+// the good ones kept.
 func (s *Service) Ingest(ctx context.Context, body io.Reader, contentType string) (*Result, error) {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	var b *Batch
@@ -64,32 +70,35 @@ func (s *Service) Ingest(ctx context.Context, body io.Reader, contentType string
 	if err != nil {
 		return nil, err
 	}
-	return s.save(ctx, b)
-}
-
-func (s *Service) save(ctx context.Context, b *Batch) (*Result, error) {
-	res := &Result{Errors: b.Errors}
+	res := &Result{Errors: b.Errors.Listed, ErrorsNotListed: b.Errors.NotListed}
 	if res.Errors == nil {
 		res.Errors = []LineError{}
 	}
-	for start := 0; start < len(b.Records); start += addChunk {
-		chunk := b.Records[start:min(start+addChunk, len(b.Records))]
+	return res, s.save(ctx, b.Records, res)
+}
+
+// save stores records, counting them in res.
+func (s *Service) save(ctx context.Context, records []*Record, res *Result) error {
+	for start := 0; start < len(records); start += addChunk {
+		chunk := records[start:min(start+addChunk, len(records))]
 		n, err := s.store.Add(ctx, chunk, func(added []*Record) []Rollup { return Rollups(added, 1) })
 		if err != nil {
-			return nil, err
+			return err
 		}
 		res.Accepted += n
 		res.Duplicates += len(chunk) - n
 	}
-	return res, nil
+	return nil
 }
 
 // ImportProgress is told of each file an import read.
 type ImportProgress func(file string, res *Result)
 
 // Import reads a JSONL file, or every suggestion_history.jsonl of a
-// session_history tree, and stores its records; importing again adds
-// nothing. Bad lines are reported with their files.
+// session_history tree, and stores its records, a chunk at a time
+// (a file may hold any number); importing again adds nothing. Bad lines
+// are reported with their files: the first ndjson.ListedErrors of each
+// file, the others counted.
 func (s *Service) Import(ctx context.Context, path string, progress ImportProgress) (*Result, []suggest.Warning, error) {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -115,21 +124,13 @@ func (s *Service) Import(ctx context.Context, path string, progress ImportProgre
 	total := &Result{Errors: []LineError{}}
 	var warnings []suggest.Warning
 	for _, file := range files {
-		f, err := os.Open(file)
-		if err != nil {
-			return total, warnings, hone.FieldError("path", "cannot read %s: %v", file, err)
-		}
-		b, err := ReadNDJSON(f)
-		f.Close()
-		if err != nil {
-			return total, warnings, hone.FieldError("path", "cannot read %s: %v", file, err)
-		}
-		res, err := s.save(ctx, b)
+		res, err := s.importFile(ctx, file)
 		if err != nil {
 			return total, warnings, err
 		}
 		total.Accepted += res.Accepted
 		total.Duplicates += res.Duplicates
+		total.ErrorsNotListed += res.ErrorsNotListed
 		for _, e := range res.Errors {
 			warnings = append(warnings, suggest.Warning{File: file, Line: e.Line, Message: strings.TrimPrefix(e.String(), fmt.Sprintf("line %d: ", e.Line))})
 		}
@@ -139,6 +140,42 @@ func (s *Service) Import(ctx context.Context, path string, progress ImportProgre
 		}
 	}
 	return total, warnings, nil
+}
+
+// importFile stores the records of one JSONL file.
+func (s *Service) importFile(ctx context.Context, file string) (*Result, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, hone.FieldError("path", "cannot read %s: %v", file, err)
+	}
+	defer f.Close()
+	res := &Result{}
+	var errs LineErrors
+	chunk := make([]*Record, 0, addChunk)
+	var saveErr error
+	err = eachLine(f, func(line int, rec *Record, err error) error {
+		if err != nil {
+			errs.Add(lineError(line, err))
+			return nil
+		}
+		if chunk = append(chunk, rec); len(chunk) == addChunk {
+			saveErr, chunk = s.save(ctx, chunk, res), chunk[:0]
+		}
+		return saveErr
+	})
+	switch {
+	case saveErr != nil:
+		err = saveErr
+	case err != nil:
+		err = hone.FieldError("path", "cannot read %s: %v", file, err)
+	default:
+		err = s.save(ctx, chunk, res)
+	}
+	res.Errors, res.ErrorsNotListed = errs.Listed, errs.NotListed
+	if res.Errors == nil {
+		res.Errors = []LineError{}
+	}
+	return res, err
 }
 
 // Stats answers the spec's questions about the records the filter picks.
@@ -162,10 +199,10 @@ type Forgotten struct {
 }
 
 // Forget removes a session's records from the database and its JSONL
-// history directories (of one server, or of every server when server is
-// "").
+// history (of one server, or of every server when server is ""); see
+// forgetHistory.
 func (s *Service) Forget(ctx context.Context, server, session string) (*Forgotten, error) {
-	session, server = strings.TrimSpace(session), strings.TrimSpace(server)
+	session, server = strings.TrimSpace(hone.CleanText(session)), strings.TrimSpace(hone.CleanText(server))
 	if session == "" {
 		return nil, hone.FieldError("session", "session is required: the session to forget")
 	}
@@ -180,25 +217,8 @@ func (s *Service) Forget(ctx context.Context, server, session string) (*Forgotte
 			return out, nil
 		}
 	}
-	var servers []string
-	if server != "" {
-		servers = []string{suggest.PathPart(server)}
-	} else if entries, err := os.ReadDir(root); err == nil {
-		for _, e := range entries {
-			if e.IsDir() {
-				servers = append(servers, e.Name())
-			}
-		}
-	}
-	for _, sv := range servers {
-		dir := filepath.Join(root, sv, suggest.PathPart(session))
-		if _, err := os.Stat(dir); err != nil {
-			continue
-		}
-		if err := os.RemoveAll(dir); err != nil {
-			return out, fmt.Errorf("remove %s: %w", dir, err)
-		}
-		out.Directories = append(out.Directories, dir)
+	if out.Directories, err = s.forgetHistory(root, server, session); err != nil {
+		return out, err
 	}
 	s.log.Info("suggestion session forgotten", "session", session, "server", server, "records", n, "directories", len(out.Directories))
 	return out, nil

@@ -228,6 +228,15 @@ func timeBin(ms float64) int {
 // histogramEdges are the bars of the time-to-action histogram, in ms.
 var histogramEdges = []float64{0, 250, 500, 1000, 2000, 5000, 10000, 30000, 60000, math.Inf(1)}
 
+// tenth is ms rounded to 0.1, or ms itself when it is too large for
+// rounding to matter (or to be computed without overflowing).
+func tenth(ms float64) float64 {
+	if ms >= 1e15 {
+		return ms
+	}
+	return math.Round(ms*10) / 10
+}
+
 // percentiles reads the percentiles from the buckets (nearest rank).
 func percentiles(buckets map[int]int64) Percentiles {
 	keys := make([]int, 0, len(buckets))
@@ -254,7 +263,7 @@ func percentiles(buckets map[int]int64) Percentiles {
 		seen += buckets[b]
 		for i := range targets {
 			if t := &targets[i]; !t.done && seen >= t.rank {
-				*t.into, t.done = math.Round(bucketValue(b)*10)/10, true
+				*t.into, t.done = tenth(bucketValue(b)), true
 			}
 		}
 	}
