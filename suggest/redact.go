@@ -211,24 +211,17 @@ func (r *Redactor) object(m map[string]any) (map[string]any, bool) {
 }
 
 // array is value for a JSON array.
-func (r *Redactor) array(l []any) ([]any, bool) {
-	var out []any
-	for i, x := range l {
-		if y, ok := r.value(x); ok {
-			if out == nil {
-				out = slices.Clone(l)
-			}
-			out[i] = y
-		}
-	}
-	return out, out != nil
-}
+func (r *Redactor) array(l []any) ([]any, bool) { return redactEach(l, r.value) }
 
 // texts is value for a list of texts.
-func (r *Redactor) texts(l []string) ([]string, bool) {
-	var out []string
+func (r *Redactor) texts(l []string) ([]string, bool) { return redactEach(l, r.text) }
+
+// redactEach applies redact to every element of l, copying l at the first
+// element it changes; ok is false, and l not copied, when none changed.
+func redactEach[T any](l []T, redact func(T) (T, bool)) ([]T, bool) {
+	var out []T
 	for i, x := range l {
-		if y, ok := r.text(x); ok {
+		if y, ok := redact(x); ok {
 			if out == nil {
 				out = slices.Clone(l)
 			}

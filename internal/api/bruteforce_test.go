@@ -1,34 +1,15 @@
 package api_test
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/honehq/hone/internal/config"
+	"github.com/honehq/hone/internal/logtest"
 )
-
-// lockedBuffer is a log sink safe for the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestGuessingTokensIsLimited: a client address that presents wrong Bearer
 // tokens (the admin's or a member's) 20 times is answered 429 with
@@ -38,7 +19,7 @@ func TestGuessingTokensIsLimited(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, cfg config.Config) {
 		cfg.APIToken = "the-real-token-0123456789"
 		s := start(t, cfg)
-		var logged lockedBuffer
+		var logged logtest.Buffer
 		s.app.Auth.Attempts.SetLog(slog.New(slog.NewTextHandler(&logged, nil)))
 		var guesses []string
 		for i := range 25 {

@@ -8,32 +8,14 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/honehq/hone/internal/app"
 	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/config"
+	"github.com/honehq/hone/internal/logtest"
 	"github.com/honehq/hone/internal/tuning"
 )
-
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func start(t testing.TB, log *slog.Logger) *app.App {
 	t.Helper()
@@ -66,7 +48,7 @@ func post(t testing.TB, url string, body any) (int, map[string]any) {
 }
 
 func TestDatabaseWriteFailureKeepsServing(t *testing.T) {
-	var logs syncBuffer
+	var logs logtest.Buffer
 	a := start(t, slog.New(slog.NewJSONHandler(&logs, nil)))
 	msg := func(text string) map[string]any {
 		code, out := post(t, a.URL()+"/api/v1/messages", map[string]string{

@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/auth"
+	"github.com/honehq/hone/internal/logtest"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/storage/storagetest"
 )
@@ -29,24 +29,6 @@ func clearSignInEnv(t *testing.T) {
 	}
 }
 
-// serveLog is the stderr of a running hone serve, safe for its goroutines.
-type serveLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *serveLog) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *serveLog) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 var servingURL = regexp.MustCompile(`msg="hone is serving" url=(\S+) .*sign_in=(true|false)`)
 
 // serveBriefly runs hone with args until it says it is serving, checks that
@@ -58,7 +40,7 @@ func serveBriefly(t *testing.T, wantSignIn bool, args ...string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stdout bytes.Buffer
-	stderr := &serveLog{}
+	stderr := &logtest.Buffer{}
 	done := make(chan int, 1)
 	go func() {
 		done <- Execute(ctx, append([]string{"--log-level", "info"}, args...), strings.NewReader(""), &stdout, stderr)

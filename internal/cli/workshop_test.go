@@ -11,13 +11,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/llm/llmtest"
+	"github.com/honehq/hone/internal/logtest"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/workshop"
 )
@@ -537,7 +537,7 @@ func TestWorkshopAnalyzeWaitsForAServer(t *testing.T) {
 		store := db.Workshops()
 		// claimed queues an analysis that a server claims first, and runs
 		// analyze's runAnalysis on it; wait waits for it to end.
-		claimed := func() (id string, progress *wsSyncBuffer, wait func() error) {
+		claimed := func() (id string, progress *logtest.Buffer, wait func() error) {
 			st, err := svc.Analyze(admin, ws.ID, workshop.AnalyzeInput{})
 			if err != nil {
 				t.Fatal(err)
@@ -545,7 +545,7 @@ func TestWorkshopAnalyzeWaitsForAServer(t *testing.T) {
 			if _, err := store.ClaimAnalysis(context.Background(), st.ID); err != nil {
 				t.Fatal(err)
 			}
-			progress = &wsSyncBuffer{}
+			progress = &logtest.Buffer{}
 			var got *workshop.Analysis
 			var runErr error
 			done := make(chan struct{})
@@ -604,22 +604,4 @@ func TestWorkshopAnalyzeWaitsForAServer(t *testing.T) {
 			t.Errorf("the requeued analysis: %+v", a)
 		}
 	})
-}
-
-// wsSyncBuffer is a bytes.Buffer safe for concurrent use.
-type wsSyncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *wsSyncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *wsSyncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -1,35 +1,16 @@
 package web_test
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/honehq/hone/internal/logtest"
 	"github.com/honehq/hone/internal/workshop"
 )
-
-// syncLog is a log sink safe for the server's goroutines.
-type syncLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestGuessingCredentialsIsLimited: the sign-in form, sign-in links, join
 // links and signed download links each take a few wrong guesses from an
@@ -39,7 +20,7 @@ func TestGuessingCredentialsIsLimited(t *testing.T) {
 	eachDB(t, func(t *testing.T, databaseURL string) {
 		e := wsOpen(t, databaseURL, false, nil)
 		ws := e.create("Alpha")
-		var logged syncLog
+		var logged logtest.Buffer
 		e.Auth.Attempts.SetLog(slog.New(slog.NewTextHandler(&logged, nil)))
 		csrf := e.csrf()
 		sessionID := e.postTurn("conv-guess", "hello")
