@@ -13,7 +13,7 @@ import (
 	"github.com/honehq/hone/internal/auth"
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
-	"github.com/honehq/hone/internal/gateway"
+	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/learning"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/scoring"
@@ -46,7 +46,7 @@ type API struct {
 	Suggestions *suggestions.Service
 	// Prompts are the prompt files hone serves the chat with, for the
 	// full prompt of GET /prompt; nil or empty when it serves none.
-	Prompts func() []*gateway.Prompt
+	Prompts func() []*playground.Prompt
 	Auth    *auth.Auth
 	// MaxBodyBytes bounds request bodies.
 	MaxBodyBytes int64

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/honehq/hone"
-	"github.com/honehq/hone/internal/metrics"
+	"github.com/honehq/hone/internal/quality"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
 )
@@ -24,7 +24,7 @@ type ScoreInput struct {
 
 // ScoreResult is the answer to POST /score.
 type ScoreResult struct {
-	Metrics metrics.Result `json:"metrics"`
+	Metrics quality.Result `json:"metrics"`
 }
 
 // ScoresInput is the body of POST /turns/{id}/scores.
@@ -40,7 +40,7 @@ func wholeScores(in map[string]float64) (map[string]int, error) {
 	out := make(map[string]int, len(in))
 	for k, v := range in {
 		if v != math.Trunc(v) || math.Abs(v) > 1e9 {
-			return nil, hone.FieldError("scores", "%s: %v is not a whole number from %d to %d", k, v, metrics.ScoreMin, metrics.ScoreMax)
+			return nil, hone.FieldError("scores", "%s: %v is not a whole number from %d to %d", k, v, quality.ScoreMin, quality.ScoreMax)
 		}
 		out[k] = int(v)
 	}
@@ -62,7 +62,7 @@ func (a *API) score(w http.ResponseWriter, r *http.Request) error {
 	if err := in.validate(); err != nil {
 		return err
 	}
-	return server.WriteJSON(w, http.StatusOK, ScoreResult{Metrics: a.Scoring.Evaluate(metrics.Input{
+	return server.WriteJSON(w, http.StatusOK, ScoreResult{Metrics: a.Scoring.Evaluate(quality.Input{
 		Query: in.Query, Response: in.Response, SearchResults: in.SearchResults, AvgSimilarity: in.AvgSimilarity,
 		ProcessingTimeMS: in.ProcessingTimeMS, IsFirstResponse: in.IsFirstResponse})})
 }

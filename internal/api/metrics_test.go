@@ -10,7 +10,7 @@ import (
 
 	"github.com/honehq/hone/internal/api"
 	"github.com/honehq/hone/internal/config"
-	"github.com/honehq/hone/internal/metrics"
+	"github.com/honehq/hone/internal/quality"
 	"github.com/honehq/hone/internal/scoring"
 )
 
@@ -55,7 +55,7 @@ func TestScoreEndpointSpecExamples(t *testing.T) {
 				Metrics map[string]*float64 `json:"metrics"`
 			}
 			s.json("POST", "/score", mustJSON(t, c.body), http.StatusOK, "ScoreResult", &out)
-			if len(out.Metrics) != len(metrics.Default().MetricNames())+1 {
+			if len(out.Metrics) != len(quality.Default().MetricNames())+1 {
 				t.Errorf("%v: %d metrics, want the nine and objective_quality_score", c.body, len(out.Metrics))
 			}
 			got, ok := out.Metrics[c.metric]
@@ -101,7 +101,7 @@ func TestScoreCommandAndTurnScores(t *testing.T) {
 		}
 		ms := 1200.0
 		created := s.postTurn(turn("sc", "What is the attendance policy?", "response", goodResponse, "processing_time_ms", ms))
-		want := metrics.Default().Evaluate(metrics.Input{Query: "What is the attendance policy?", Response: goodResponse,
+		want := quality.Default().Evaluate(quality.Input{Query: "What is the attendance policy?", Response: goodResponse,
 			ProcessingTimeMS: &ms, IsFirstResponse: true})
 		obj := *want.Objective
 
@@ -145,7 +145,7 @@ func TestScoreCommandAndTurnScores(t *testing.T) {
 		if got.Scores["empathy"] != 1 || !near(got.OverallScore, 0.4*obj+0.6*subj) || !near(got.ObjectiveScore, obj) {
 			t.Errorf("export turn %+v", got)
 		}
-		var m metrics.Result
+		var m quality.Result
 		if err := json.Unmarshal(got.Metrics, &m); err != nil || len(m.Metrics) != 9 {
 			t.Fatalf("export metrics %s: %v", got.Metrics, err)
 		}

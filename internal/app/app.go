@@ -17,10 +17,10 @@ import (
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/config"
-	"github.com/honehq/hone/internal/gateway"
+	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/learning"
 	"github.com/honehq/hone/internal/llm"
-	"github.com/honehq/hone/internal/metrics"
+	"github.com/honehq/hone/internal/quality"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/storage"
@@ -57,7 +57,7 @@ type App struct {
 	LLM      *llm.Client
 	LLMError error
 
-	prompts []*gateway.Prompt
+	prompts []*playground.Prompt
 	// hosts are the hosts hone answers to without an API token; nil with one.
 	hosts  *server.Hosts
 	server *http.Server
@@ -74,10 +74,10 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	set := metrics.Default()
+	set := quality.Default()
 	if cfg.MetricsFile != "" {
 		var err error
-		if set, err = metrics.Load(cfg.MetricsFile); err != nil {
+		if set, err = quality.Load(cfg.MetricsFile); err != nil {
 			return nil, err
 		}
 	}

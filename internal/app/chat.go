@@ -2,7 +2,7 @@ package app
 
 import (
 	"github.com/honehq/hone"
-	"github.com/honehq/hone/internal/gateway"
+	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/llm"
 	"os"
 )
@@ -11,9 +11,9 @@ import (
 // configured LLM. A prompt file that cannot be read is an error; an LLM that
 // is missing or set up wrongly leaves the chat saying what to set.
 func (a *App) enableChat() error {
-	prompts := make([]*gateway.Prompt, 0, len(a.Config.Prompts))
+	prompts := make([]*playground.Prompt, 0, len(a.Config.Prompts))
 	for _, path := range a.Config.Prompts {
-		p, err := gateway.LoadPrompt(path)
+		p, err := playground.LoadPrompt(path)
 		if err != nil {
 			return err
 		}
@@ -25,7 +25,7 @@ func (a *App) enableChat() error {
 }
 
 // Prompts are the system prompt files hone serves the chat with.
-func (a *App) Prompts() []*gateway.Prompt { return a.prompts }
+func (a *App) Prompts() []*playground.Prompt { return a.prompts }
 
 // basePrompt is the learning loop's base prompt: the first prompt file's
 // text, "" when hone has none.

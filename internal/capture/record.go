@@ -10,7 +10,7 @@ import (
 	"github.com/honehq/hone"
 )
 
-// Recorder records the turns applications report and the chat gateway
+// Recorder records the turns applications report and the chat playground
 // makes. It is the one way turns enter hone, so that every face treats them
 // alike: cleaned, validated, measured, then stored.
 type Recorder struct {

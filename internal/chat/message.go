@@ -23,7 +23,7 @@ type Reply struct {
 	// Failed is set when the message could not be carried out because of a
 	// storage failure; Text then says so.
 	Failed bool `json:"failed,omitempty"`
-	// TurnID is the turn the reply recorded, when a gateway answered it,
+	// TurnID is the turn the reply recorded, when the playground answered it,
 	// for a face that shows rating buttons; the API does not send it.
 	TurnID string `json:"-"`
 

@@ -14,7 +14,7 @@ import (
 	"github.com/honehq/hone/internal/app"
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
-	"github.com/honehq/hone/internal/gateway"
+	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/spf13/cobra"
 )
@@ -81,7 +81,7 @@ func runChat(ctx context.Context, opts *options, f chatFlags) error {
 		fmt.Fprintf(opts.stderr, "hone chat needs an LLM to talk to.\n\n%s", llm.ConfigHelp)
 		return exitError{code: 2}
 	}
-	prompt, err := gateway.LoadPrompt(f.prompt)
+	prompt, err := playground.LoadPrompt(f.prompt)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func runChat(ctx context.Context, opts *options, f chatFlags) error {
 	if err != nil {
 		return err
 	}
-	g := gateway.New(a.Turns, a.Chat, client, prompt, slog.Default())
+	g := playground.New(a.Turns, a.Chat, client, prompt, slog.Default())
 	g.Augment(a.Learning)
 	if f.conversation == "" {
 		host, _ := os.Hostname()
@@ -121,7 +121,7 @@ func runChat(ctx context.Context, opts *options, f chatFlags) error {
 
 // terminalChat is one hone chat in a terminal or a script.
 type terminalChat struct {
-	g           *gateway.Gateway
+	g           *playground.Chat
 	router      *chat.Router
 	tester      capture.Tester
 	session     string

@@ -6,7 +6,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/honehq/hone/internal/metrics"
+	"github.com/honehq/hone/internal/quality"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/spf13/cobra"
 )
@@ -23,10 +23,10 @@ Mann–Whitney U test.`,
 	}
 	// run opens the database and the scoring service around fn.
 	run := func(cmd *cobra.Command, fn func(ctx context.Context, s *scoring.Service, w io.Writer) error) error {
-		set := metrics.Default()
+		set := quality.Default()
 		if opts.cfg.MetricsFile != "" {
 			var err error
-			if set, err = metrics.Load(opts.cfg.MetricsFile); err != nil {
+			if set, err = quality.Load(opts.cfg.MetricsFile); err != nil {
 				return err
 			}
 		}

@@ -191,7 +191,7 @@ func (s *Service) Section(ctx context.Context, testerID string) (section, versio
 }
 
 // Augment is the system prompt of a tester's chat: base with the learned
-// section, and its version (see PromptVersion). It is the gateway's hook.
+// section, and its version (see PromptVersion). It is the playground's hook.
 func (s *Service) Augment(ctx context.Context, testerID, base, baseVersion string) (system, version string, err error) {
 	section, sv, err := s.Section(ctx, testerID)
 	if err != nil {

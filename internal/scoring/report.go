@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/honehq/hone"
-	"github.com/honehq/hone/internal/metrics"
+	"github.com/honehq/hone/internal/quality"
 )
 
 // Names of the composite scores in reports.
@@ -173,13 +173,13 @@ func (s *Service) SessionReport(ctx context.Context, id string) (*SessionReport,
 	return r, nil
 }
 
-// diff compares the values of one score with metrics.Compare.
+// diff compares the values of one score with quality.Compare.
 func diff(name string, a, b []float64) Diff {
 	d := Diff{Name: name, NA: len(a), NB: len(b), MeanA: meanOf(a), MeanB: meanOf(b), PValue: 1}
 	if len(a) == 0 || len(b) == 0 {
 		return d
 	}
-	c := metrics.Compare(a, b)
+	c := quality.Compare(a, b)
 	d.Difference, d.CILow, d.CIHigh = &c.Diff, &c.CILow, &c.CIHigh
 	d.PValue, d.Significant = c.PValue, c.Significant
 	return d

@@ -11,28 +11,28 @@ import (
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
-	"github.com/honehq/hone/internal/metrics"
+	"github.com/honehq/hone/internal/quality"
 )
 
 // Service scores turns with a metric set and keeps the human scores.
 type Service struct {
-	Set      *metrics.Set
+	Set      *quality.Set
 	Store    Store
 	Sessions capture.Store
 }
 
 // New returns a service over store and the sessions of capture with set; a
-// nil set is metrics.Default().
-func New(store Store, sessions capture.Store, set *metrics.Set) *Service {
+// nil set is quality.Default().
+func New(store Store, sessions capture.Store, set *quality.Set) *Service {
 	if set == nil {
-		set = metrics.Default()
+		set = quality.Default()
 	}
 	return &Service{Set: set, Store: store, Sessions: sessions}
 }
 
 // Input converts a turn as reported into the metrics package's input.
-func Input(in *capture.TurnInput, isFirstResponse bool) metrics.Input {
-	return metrics.Input{Query: in.UserMessage, Response: in.Response, SearchResults: in.SearchResults,
+func Input(in *capture.TurnInput, isFirstResponse bool) quality.Input {
+	return quality.Input{Query: in.UserMessage, Response: in.Response, SearchResults: in.SearchResults,
 		AvgSimilarity: in.AvgSimilarity, ProcessingTimeMS: in.ProcessingTimeMS, IsFirstResponse: isFirstResponse}
 }
 
@@ -49,7 +49,7 @@ func (s *Service) Measure(in *capture.TurnInput) (capture.Measurement, *capture.
 	return m, &f
 }
 
-func measurement(r metrics.Result) capture.Measurement {
+func measurement(r quality.Result) capture.Measurement {
 	b, _ := r.MarshalJSON()
 	return capture.Measurement{Metrics: b, Objective: r.Objective}
 }
@@ -101,7 +101,7 @@ func (s *Service) Register(r *chat.Router) {
 	names := s.Set.SubjectiveNames()
 	r.Register(chat.Command{Group: "Scoring", Name: "score", Args: names[0] + ":<1-5> …", Writes: true,
 		Summary: fmt.Sprintf("score the latest response, any of %s, each a whole number from %d to %d",
-			strings.Join(names, ", "), metrics.ScoreMin, metrics.ScoreMax),
+			strings.Join(names, ", "), quality.ScoreMin, quality.ScoreMax),
 		Run: s.score})
 }
 
@@ -134,7 +134,7 @@ func Format(p *float64) string {
 }
 
 // Evaluate scores one response given directly (POST /score).
-func (s *Service) Evaluate(in metrics.Input) metrics.Result { return s.Set.Evaluate(in) }
+func (s *Service) Evaluate(in quality.Input) quality.Result { return s.Set.Evaluate(in) }
 
 // versionNotFound is the error for a prompt version without turns.
 func versionNotFound(v string) error {
@@ -142,8 +142,8 @@ func versionNotFound(v string) error {
 }
 
 // decodeMetrics reads a sample's metrics JSON; unreadable JSON counts as none.
-func decodeMetrics(b []byte) metrics.Result {
-	var r metrics.Result
+func decodeMetrics(b []byte) quality.Result {
+	var r quality.Result
 	if len(b) > 0 {
 		_ = json.Unmarshal(b, &r)
 	}

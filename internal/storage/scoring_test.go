@@ -10,7 +10,7 @@ import (
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/capture"
-	"github.com/honehq/hone/internal/metrics"
+	"github.com/honehq/hone/internal/quality"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/storage/storagetest"
@@ -38,7 +38,7 @@ func measured(t *testing.T, db *storage.DB, in capture.TurnInput, obj *float64) 
 
 // scoreTurn merges human scores into a turn, as the scoring domain does.
 func scoreTurn(db *storage.DB, ref scoring.TurnRef, scores map[string]int) (*scoring.TurnScores, error) {
-	return scoring.New(db.Scoring(), db.Capture(), metrics.Default()).ScoreTurn(context.Background(), ref, scores)
+	return scoring.New(db.Scoring(), db.Capture(), quality.Default()).ScoreTurn(context.Background(), ref, scores)
 }
 
 func f(v float64) *float64 { return &v }
@@ -102,7 +102,7 @@ func TestScoreTurnConcurrentMerges(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		ctx := context.Background()
 		turn := measured(t, db, turnInput("c1", "q1"), f(0.5))
-		names := metrics.Default().SubjectiveNames()
+		names := quality.Default().SubjectiveNames()
 		var wg sync.WaitGroup
 		for i, n := range names {
 			wg.Go(func() {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/capture"
-	"github.com/honehq/hone/internal/gateway"
+	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/learning"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/server"
@@ -56,10 +56,10 @@ type chatSetup struct {
 	noPrompts bool
 }
 
-// chatPrompt is a prompt file the chat offers, with its gateway.
+// chatPrompt is a prompt file the chat offers, with its playground chat.
 type chatPrompt struct {
 	Name string
-	g    *gateway.Gateway
+	g    *playground.Chat
 }
 
 func (c *chatSetup) ready() bool { return c.llmErr == nil && !c.noPrompts }
@@ -80,7 +80,7 @@ func (c *chatSetup) message() string {
 // answered by client. When client is nil, llmErr says why (nil means the LLM
 // is not configured at all), and the page and POST /chat/messages say which
 // variables to set. Call it before serving.
-func (u *UI) EnableChat(client *llm.Client, prompts []*gateway.Prompt, llmErr error) {
+func (u *UI) EnableChat(client *llm.Client, prompts []*playground.Prompt, llmErr error) {
 	c := &chatSetup{byName: map[string]*chatPrompt{}, llmHelp: llm.ConfigHelp, noPrompts: len(prompts) == 0}
 	if client == nil {
 		c.llmErr = llmErr
@@ -94,7 +94,7 @@ func (u *UI) EnableChat(client *llm.Client, prompts []*gateway.Prompt, llmErr er
 			cp.Name = p.Path()
 		}
 		if client != nil {
-			cp.g = gateway.New(u.Turns, u.Chat, client, p, u.Logger)
+			cp.g = playground.New(u.Turns, u.Chat, client, p, u.Logger)
 			if u.Learning != nil {
 				cp.g.Augment(u.Learning)
 			}

@@ -19,7 +19,7 @@ import (
 	"github.com/honehq/hone/internal/app"
 	"github.com/honehq/hone/internal/browsertest"
 	"github.com/honehq/hone/internal/config"
-	"github.com/honehq/hone/internal/gateway"
+	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/llm/llmtest"
 	"github.com/honehq/hone/internal/tuning"
@@ -177,7 +177,7 @@ func TestBrowserChatModelErrorKeepsTheSession(t *testing.T) {
 	}
 	say(t, b, "second")
 	failed := b.Text("#messages .chat-msg.failed .body")
-	if !strings.HasPrefix(failed, gateway.ModelFailedText) || strings.Contains(failed, "goroutine") || len(failed) > 500 {
+	if !strings.HasPrefix(failed, playground.ModelFailedText) || strings.Contains(failed, "goroutine") || len(failed) > 500 {
 		t.Errorf("model failure shown as %q", failed)
 	}
 	fake.Push(llmtest.Text("Recovered."))

@@ -6,16 +6,16 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/honehq/hone/internal/metrics"
+	"github.com/honehq/hone/internal/quality"
 	"github.com/honehq/hone/internal/scoring"
 )
 
 // metricList reads a turn's metrics JSON for the session page.
-func metricList(raw json.RawMessage) []metrics.Value {
+func metricList(raw json.RawMessage) []quality.Value {
 	if len(raw) == 0 {
 		return nil
 	}
-	var r metrics.Result
+	var r quality.Result
 	if json.Unmarshal(raw, &r) != nil {
 		return nil
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/honehq/hone/internal/browsertest"
-	"github.com/honehq/hone/internal/metrics"
+	"github.com/honehq/hone/internal/quality"
 	"github.com/honehq/hone/internal/scoring"
 )
 
@@ -86,7 +86,7 @@ func TestBrowserSessionScores(t *testing.T) {
 		if !slices.Equal(got[0].Human, []string{"clarity 4/5", "professionalism 5/5"}) {
 			t.Errorf("turn 1 human scores %q", got[0].Human)
 		}
-		names := metrics.Default().MetricNames()
+		names := quality.Default().MetricNames()
 		if len(got[0].Metrics) != len(names) {
 			t.Fatalf("turn 1 metrics %q", got[0].Metrics)
 		}

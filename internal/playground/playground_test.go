@@ -1,4 +1,4 @@
-package gateway_test
+package playground_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
-	"github.com/honehq/hone/internal/gateway"
+	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/llm/llmtest"
 	"github.com/honehq/hone/internal/storage"
@@ -23,7 +23,7 @@ import (
 var meg = capture.Tester{ConversationID: "terminal:meg", TesterID: "meg", TesterEmail: "meg@example.com"}
 
 type fixture struct {
-	g      *gateway.Gateway
+	g      *playground.Chat
 	db     *storage.DB
 	llm    *llmtest.Server
 	prompt string
@@ -33,7 +33,7 @@ func setup(t testing.TB) *fixture {
 	t.Helper()
 	f := &fixture{db: storagetest.SQLite(t), llm: llmtest.New(t), prompt: filepath.Join(t.TempDir(), "MASTER_PROMPT.md")}
 	writePrompt(t, f.prompt, "You are ERA, an HR assistant.")
-	p, err := gateway.LoadPrompt(f.prompt)
+	p, err := playground.LoadPrompt(f.prompt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func setup(t testing.TB) *fixture {
 	}
 	router := chat.NewRouter(nil, nil)
 	tuning.NewService(f.db.Capture(), f.db.Tuning(), tuning.Options{}).Register(router)
-	f.g = gateway.New(capture.NewRecorder(f.db.Capture(), nil), router, client, p, nil)
+	f.g = playground.New(capture.NewRecorder(f.db.Capture(), nil), router, client, p, nil)
 	return f
 }
 
@@ -183,7 +183,7 @@ func TestModelErrorKeepsTheSession(t *testing.T) {
 		f.llm.Push(llmtest.Error(500, "upstream exploded"))
 	}
 	r := f.send(t, "second")
-	if !r.Failed || !strings.HasPrefix(r.Text, gateway.ModelFailedText) || r.SessionID != ok.SessionID || strings.Contains(r.Text, "goroutine") {
+	if !r.Failed || !strings.HasPrefix(r.Text, playground.ModelFailedText) || r.SessionID != ok.SessionID || strings.Contains(r.Text, "goroutine") {
 		t.Fatalf("model failure reply = %+v", r)
 	}
 	again := f.send(t, "third")
@@ -197,11 +197,11 @@ func TestModelErrorKeepsTheSession(t *testing.T) {
 	}
 }
 
-// BenchmarkGatewayOverhead compares a chat turn through the gateway (history,
+// BenchmarkPlaygroundOverhead compares a chat turn through the playground (history,
 // LLM call, turn recorded in SQLite) with the bare LLM call against the same
 // instant fake provider, alternating the two, and reports the medians and the
-// overhead the gateway adds.
-func BenchmarkGatewayOverhead(b *testing.B) {
+// overhead the playground adds.
+func BenchmarkPlaygroundOverhead(b *testing.B) {
 	f := setup(b)
 	client, _ := llm.New(f.llm.Config(), nil)
 	ctx := context.Background()
@@ -225,6 +225,6 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 	}
 	md, mg := median(direct), median(through)
 	b.ReportMetric(md, "llm-ms")
-	b.ReportMetric(mg, "gateway-ms")
+	b.ReportMetric(mg, "playground-ms")
 	b.ReportMetric(mg-md, "overhead-ms")
 }

@@ -1,4 +1,4 @@
-// Package metrics scores bot responses: objective metrics computed from the
+// Package quality measures the quality of bot responses: objective metrics computed from the
 // response text and the bot's retrieval data, human (subjective) scores, the
 // composites that combine them, and the statistics used to compare prompt
 // versions. The rules are data: a metric set is loaded from a YAML or JSON
@@ -12,7 +12,7 @@
 // of subjective score names and a list of metrics, each with a name, a kind
 // (one of the Kind constants), the fields of that kind, an optional weight
 // (default 1) and an optional description. default.yaml is the reference.
-package metrics
+package quality
 
 // Kinds of metric a set may hold.
 const (

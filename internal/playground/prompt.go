@@ -1,4 +1,4 @@
-package gateway
+package playground
 
 import (
 	"crypto/sha256"

@@ -1,4 +1,4 @@
-package metrics
+package quality
 
 // Scores are the composite quality scores of a turn, each in [0, 1] or nil
 // when it cannot be computed.

@@ -1,9 +1,9 @@
-// Package gateway lets a prompt tuner chat with the model under test through
+// Package playground lets a prompt tuner chat with the model under test through
 // hone: each ordinary message goes to the LLM with the prompt file as system
 // prompt and the session's earlier turns as history, and becomes a turn of the
 // session; commands go to the chat router. The terminal chat and the web chat
 // are both thin faces over it.
-package gateway
+package playground
 
 import (
 	"context"
@@ -30,8 +30,8 @@ const ModelFailedText = "⚠️ The model could not answer"
 // the turn keeps it without this note.
 const CutOffText = "⚠️ Cut off: the answer reached its limit of %d tokens (%s)."
 
-// Gateway is a chat with the model under test.
-type Gateway struct {
+// Chat is a chat with the model under test.
+type Chat struct {
 	turns   *capture.Recorder
 	router  *chat.Router
 	client  *llm.Client
@@ -48,14 +48,14 @@ type Augmenter interface {
 	Augment(ctx context.Context, testerID, base, baseVersion string) (system, version string, err error)
 }
 
-// Augment makes every system prompt of the gateway go through a; the
+// Augment makes every system prompt of the playground go through a; the
 // version recorded on turns is then a's.
-func (g *Gateway) Augment(a Augmenter) { g.aug = a }
+func (g *Chat) Augment(a Augmenter) { g.aug = a }
 
 // system is the tester's system prompt and its version: the prompt file's,
 // augmented. When the augmenter fails, the file's alone is used and the
 // failure logged: the chat goes on.
-func (g *Gateway) system(ctx context.Context, testerID string) (text, version string, err error) {
+func (g *Chat) system(ctx context.Context, testerID string) (text, version string, err error) {
 	text, version, err = g.prompt.Current()
 	if err != nil || g.aug == nil {
 		return text, version, err
@@ -68,21 +68,21 @@ func (g *Gateway) system(ctx context.Context, testerID string) (text, version st
 	return full, v, nil
 }
 
-// New returns a gateway that records turns with turns, answers commands
+// New returns a playground chat that records turns with turns, answers commands
 // with router and answers everything else with client under prompt.
-func New(turns *capture.Recorder, router *chat.Router, client *llm.Client, prompt *Prompt, log *slog.Logger) *Gateway {
+func New(turns *capture.Recorder, router *chat.Router, client *llm.Client, prompt *Prompt, log *slog.Logger) *Chat {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Gateway{turns: turns, router: router, client: client, prompt: prompt, log: log, history: DefaultHistoryTurns}
+	return &Chat{turns: turns, router: router, client: client, prompt: prompt, log: log, history: DefaultHistoryTurns}
 }
 
-// Prompt is the gateway's prompt file.
-func (g *Gateway) Prompt() *Prompt { return g.prompt }
+// Prompt is the playground's prompt file.
+func (g *Chat) Prompt() *Prompt { return g.prompt }
 
 // Open returns the tester's session for the prompt's current version,
 // starting one when the conversation has none or an older version's.
-func (g *Gateway) Open(ctx context.Context, t capture.Tester) (*capture.Session, error) {
+func (g *Chat) Open(ctx context.Context, t capture.Tester) (*capture.Session, error) {
 	_, version, err := g.system(ctx, t.TesterID)
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func (g *Gateway) Open(ctx context.Context, t capture.Tester) (*capture.Session,
 // else goes to the model, whose answer is recorded as a turn and returned.
 // onDelta, when not nil, receives the answer as it streams. A model failure
 // is a reply that says so; the session and its history are kept.
-func (g *Gateway) Send(ctx context.Context, t capture.Tester, text string, onDelta func(string)) (chat.Reply, error) {
+func (g *Chat) Send(ctx context.Context, t capture.Tester, text string, onDelta func(string)) (chat.Reply, error) {
 	t, text = t.Clean(), hone.CleanText(text)
 	if strings.TrimSpace(text) == "" {
 		if err := t.Validate(); err != nil {
