@@ -2,8 +2,8 @@ package app
 
 import (
 	"github.com/honehq/hone"
-	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/llm"
+	"github.com/honehq/hone/internal/playground"
 	"os"
 )
 

@@ -14,8 +14,8 @@ import (
 	"github.com/honehq/hone/internal/app"
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
-	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/llm"
+	"github.com/honehq/hone/internal/playground"
 	"github.com/spf13/cobra"
 )
 

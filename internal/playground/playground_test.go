@@ -12,9 +12,9 @@ import (
 
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
-	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/llm/llmtest"
+	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/storage/storagetest"
 	"github.com/honehq/hone/internal/tuning"

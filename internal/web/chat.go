@@ -9,9 +9,9 @@ import (
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/capture"
-	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/learning"
 	"github.com/honehq/hone/internal/llm"
+	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/server"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"

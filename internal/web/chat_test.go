@@ -19,9 +19,9 @@ import (
 	"github.com/honehq/hone/internal/app"
 	"github.com/honehq/hone/internal/browsertest"
 	"github.com/honehq/hone/internal/config"
-	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/llm/llmtest"
+	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/tuning"
 )
 
