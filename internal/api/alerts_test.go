@@ -6,36 +6,36 @@ import (
 	"testing"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/alerts"
 	"github.com/honehq/hone/internal/api"
 	"github.com/honehq/hone/internal/config"
-	"github.com/honehq/hone/internal/learning"
 )
 
 func TestAlertBudgetEndpoints(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, cfg config.Config) {
 		cfg.Learn.AlertBudget, cfg.Learn.AlertBudgetMax = 2, 4
 		s := start(t, cfg)
-		var p learning.Permit
+		var p alerts.Permit
 		s.json("POST", "/alerts/permit", `{"conversation_id": "c1", "type": "Reminder"}`, http.StatusOK, "Permit", &p)
 		if !p.Allowed || p.Type != "reminder" || p.Budget != 2 || p.Remaining != 2 || p.Sent != 0 || p.RetryAt != nil {
 			t.Fatalf("the first permit: %+v", p)
 		}
-		var first, second learning.Alert
+		var first, second alerts.Alert
 		s.json("POST", "/alerts", `{"id": "a1", "conversation_id": "c1", "type": "reminder", "text": "Call mum"}`, http.StatusCreated, "Alert", &first)
 		s.json("POST", "/alerts", `{"conversation_id": "c1", "type": "reminder"}`, http.StatusCreated, "Alert", &second)
 		if first.ID != "a1" || first.Text != "Call mum" || !first.WithinBudget || second.ID == "" || !second.WithinBudget {
 			t.Fatalf("recorded alerts: %+v %+v", first, second)
 		}
-		var again learning.Alert
+		var again alerts.Alert
 		s.json("POST", "/alerts", `{"id": "a1", "conversation_id": "c1", "type": "reminder", "text": "other"}`, http.StatusCreated, "Alert", &again)
 		if again.Text != "Call mum" || !again.SentAt.Equal(first.SentAt) {
 			t.Errorf("recording an id again: %+v", again)
 		}
 		s.json("POST", "/alerts/permit", `{"conversation_id": "c1", "type": "reminder"}`, http.StatusOK, "Permit", &p)
-		if p.Allowed || p.Sent != 2 || p.Remaining != 0 || p.RetryAt == nil || !p.RetryAt.Equal(first.SentAt.Add(learning.BudgetPeriod)) {
+		if p.Allowed || p.Sent != 2 || p.Remaining != 0 || p.RetryAt == nil || !p.RetryAt.Equal(first.SentAt.Add(alerts.BudgetPeriod)) {
 			t.Fatalf("the permit with the budget spent: %+v", p)
 		}
-		var over learning.Alert
+		var over alerts.Alert
 		s.json("POST", "/alerts", `{"conversation_id": "c1", "type": "reminder"}`, http.StatusCreated, "Alert", &over)
 		if over.WithinBudget {
 			t.Errorf("an alert over the budget: %+v", over)
@@ -43,7 +43,7 @@ func TestAlertBudgetEndpoints(t *testing.T) {
 
 		// 👍 on every alert: the score rises to 1 and the budget to 3.
 		for _, id := range []string{first.ID, second.ID, over.ID} {
-			var r learning.Reacted
+			var r alerts.Reacted
 			s.json("POST", "/alerts/"+id+"/feedback", `{"tester_id": "meg", "reaction": "👍"}`, http.StatusOK, "Reacted", &r)
 			if r.Reaction.Reaction != "up" || r.Type != "reminder" || r.Paused {
 				t.Fatalf("a 👍: %+v", r)
@@ -53,16 +53,16 @@ func TestAlertBudgetEndpoints(t *testing.T) {
 		if p.Score != 1 || p.Scored != 3 || p.Budget != 3 || p.Sent != 3 || p.Allowed {
 			t.Fatalf("after three 👍: %+v", p)
 		}
-		var got learning.Alert
+		var got alerts.Alert
 		s.json("GET", "/alerts/a1", "", http.StatusOK, "Alert", &got)
 		if len(got.Reactions) != 1 || got.Reactions[0].TesterID != "meg" || got.Reactions[0].Reaction != "up" {
 			t.Errorf("GET /alerts/a1: %+v", got)
 		}
 
 		// Three 👎 on a type pause it until it is enabled.
-		var paused learning.Reacted
+		var paused alerts.Reacted
 		for i, conv := range []string{"c2", "c3", "c4"} {
-			var a learning.Alert
+			var a alerts.Alert
 			s.json("POST", "/alerts", `{"conversation_id": "`+conv+`", "type": "news"}`, http.StatusCreated, "Alert", &a)
 			s.json("POST", "/alerts/"+a.ID+"/feedback", `{"tester_id": "ana", "reaction": "down"}`, http.StatusOK, "Reacted", &paused)
 			if paused.Paused != (i == 2) {
@@ -83,7 +83,7 @@ func TestAlertBudgetEndpoints(t *testing.T) {
 			types.Formula != "clamp(round(2 × (1 + 0.5 × alert_quality_score)), 1, 4)" {
 			t.Fatalf("GET /alerts/types: %+v", types)
 		}
-		var enabled learning.AlertType
+		var enabled alerts.AlertType
 		s.json("POST", "/alerts/types/news/enable", "", http.StatusOK, "AlertType", &enabled)
 		if enabled.Paused || enabled.EnabledAt == nil {
 			t.Errorf("enable: %+v", enabled)

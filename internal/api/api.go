@@ -53,14 +53,19 @@ type API struct {
 	// Hosts, when not nil, are the only hosts the API answers to.
 	Hosts  *server.Hosts
 	Logger *slog.Logger
+	// Extra are the routes capabilities add to the API's own.
+	Extra []server.Route
 }
+
+// AllRoutes are the API's own routes and those capabilities add.
+func (a *API) AllRoutes() []server.Route { return append(a.Routes(), a.Extra...) }
 
 // Handler serves the API's route table.
 func (a *API) Handler() http.Handler {
 	if a.Logger == nil {
 		a.Logger = slog.Default()
 	}
-	f := &server.Face{Prefix: Prefix, Routes: a.Routes(), Guard: a.guard, Errors: server.JSONBody, Log: a.Logger,
+	f := &server.Face{Prefix: Prefix, Routes: a.AllRoutes(), Guard: a.guard, Errors: server.JSONBody, Log: a.Logger,
 		What: "API endpoint", Hosts: a.Hosts}
 	return f.Mux()
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/alerts"
 	"github.com/honehq/hone/internal/api"
 	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/config"
@@ -987,7 +988,7 @@ func TestLearningConformanceBodies(t *testing.T) {
 			val("seen", "seen"), val("up", "up"), val("down", "down"), val("👍", "👍"), val("👎", "👎"), val("+1", "+1"), val("-1", "-1"),
 			val("white space around", "\u00a0ack\n"), val("thumbs up", "thumbs up"), val("meh", "meh"), val("ack twice", "ackack"),
 			val("NUL after", "ack\x00"), val("empty", "")}
-		var alert learning.Alert
+		var alert alerts.Alert
 		s.json("POST", "/alerts", `{"conversation_id": "c1", "type": "reminder"}`, http.StatusCreated, "Alert", &alert)
 
 		endpoints := []wsEndpoint{
@@ -1030,7 +1031,7 @@ func TestLearningConformanceBodies(t *testing.T) {
 					return wsCase{"/alerts", "", map[string]any{"id": "a-" + g.next(), "conversation_id": "c1", "type": "reminder",
 						"text": "Call mum.", "tester_id": "meg"}}
 				},
-				specific: map[string][]value{"conversation_id": ids, "type": alertTypes, "tester_id": ids, "text": texts(learning.MaxAlertText)}},
+				specific: map[string][]value{"conversation_id": ids, "type": alertTypes, "tester_id": ids, "text": texts(alerts.MaxAlertText)}},
 			{method: "POST", template: "/alerts/{id}/feedback",
 				fresh: func(*testing.T) wsCase {
 					return wsCase{"/alerts/" + alert.ID + "/feedback", "", map[string]any{"tester_id": "meg", "reaction": "ack"}}

@@ -2,7 +2,9 @@ package api_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"log/slog"
 	"maps"
 	"net/http"
 	"os"
@@ -17,7 +19,9 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/alerts"
 	"github.com/honehq/hone/internal/api"
+	"github.com/honehq/hone/internal/app"
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/config"
@@ -34,13 +38,32 @@ import (
 // route is one endpoint, with its path relative to api.Prefix.
 type route struct{ method, path string }
 
-// routes are the endpoints of the API's route table.
+// routes are the endpoints of the API: its own route table and the routes
+// of the capabilities' modules, as a hone opened once over a scratch
+// database serves them.
 func routes() []route {
-	var out []route
-	for _, rt := range (&api.API{}).Routes() {
-		out = append(out, route{rt.Method, rt.Path})
-	}
-	return out
+	apiRoutes.once.Do(func() {
+		dir, err := os.MkdirTemp("", "hone-routes-")
+		if err != nil {
+			panic(err)
+		}
+		defer os.RemoveAll(dir)
+		a, err := app.Open(context.Background(), config.Config{Addr: "127.0.0.1:0", DataDir: dir, MaxBodyBytes: 1 << 20},
+			slog.New(slog.DiscardHandler))
+		if err != nil {
+			panic(err)
+		}
+		defer a.Close()
+		for _, rt := range a.API.AllRoutes() {
+			apiRoutes.list = append(apiRoutes.list, route{rt.Method, rt.Path})
+		}
+	})
+	return slices.Clone(apiRoutes.list)
+}
+
+var apiRoutes struct {
+	once sync.Once
+	list []route
 }
 
 const docURL = "https://hone.invalid/api/v1/openapi.json"
@@ -536,14 +559,14 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		{"LearningSwitch", jsonFields(reflect.TypeFor[api.Switch]()), true},
 		{"PromptView", jsonFields(reflect.TypeFor[learning.PromptView]()), true},
 
-		{"PermitInput", jsonFields(reflect.TypeFor[learning.PermitInput]()), false},
-		{"AlertInput", jsonFields(reflect.TypeFor[learning.AlertInput]()), false},
-		{"ReactionInput", jsonFields(reflect.TypeFor[learning.ReactionInput]()), false},
-		{"Permit", jsonFields(reflect.TypeFor[learning.Permit]()), true},
-		{"Alert", jsonFields(reflect.TypeFor[learning.Alert]()), true},
-		{"AlertReaction", jsonFields(reflect.TypeFor[learning.AlertReaction]()), true},
-		{"Reacted", jsonFields(reflect.TypeFor[learning.Reacted]()), true},
-		{"AlertType", jsonFields(reflect.TypeFor[learning.AlertType]()), true},
+		{"PermitInput", jsonFields(reflect.TypeFor[alerts.PermitInput]()), false},
+		{"AlertInput", jsonFields(reflect.TypeFor[alerts.AlertInput]()), false},
+		{"ReactionInput", jsonFields(reflect.TypeFor[alerts.ReactionInput]()), false},
+		{"Permit", jsonFields(reflect.TypeFor[alerts.Permit]()), true},
+		{"Alert", jsonFields(reflect.TypeFor[alerts.Alert]()), true},
+		{"AlertReaction", jsonFields(reflect.TypeFor[alerts.AlertReaction]()), true},
+		{"Reacted", jsonFields(reflect.TypeFor[alerts.Reacted]()), true},
+		{"AlertType", jsonFields(reflect.TypeFor[alerts.AlertType]()), true},
 		{"AlertTypeList", jsonFields(reflect.TypeFor[api.AlertTypeList]()), true},
 
 		{"SuggestionRecord", jsonFields(reflect.TypeFor[suggest.Record]()), false},
@@ -626,7 +649,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		{"Finding", "priority", []string{workshop.PriorityHigh, workshop.PriorityMedium, workshop.PriorityLow}},
 		{"DraftItem", "source_type", []string{workshop.SourceFinding, workshop.SourceDisagreement, workshop.SourceFeedback, workshop.SourceManual}},
 		{"Rating", "rating", []string{learning.RatingUp, learning.RatingDown}},
-		{"AlertReaction", "reaction", []string{learning.ReactionUp, learning.ReactionAck, learning.ReactionDown}},
+		{"AlertReaction", "reaction", []string{alerts.ReactionUp, alerts.ReactionAck, alerts.ReactionDown}},
 		{"RatingAnswer", "rating", []string{learning.RatingUp, learning.RatingDown}},
 		{"Learning", "status", []string{learning.StatusActive, learning.StatusBelowThreshold, learning.StatusConflict, learning.StatusRejected}},
 		{"LearningDetail", "status", []string{learning.StatusActive, learning.StatusBelowThreshold, learning.StatusConflict, learning.StatusRejected}},

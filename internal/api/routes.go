@@ -6,9 +6,10 @@ import (
 	"github.com/honehq/hone/internal/server"
 )
 
-// Routes is the API's route table, paths relative to Prefix. Every route is
-// documented in openapi.json, and TestOpenAPIDocumentsEveryRoute holds the
-// two to each other.
+// Routes is the API's own route table, paths relative to Prefix; the
+// capabilities' modules add theirs (Extra). Every route is documented in
+// openapi.json, and TestOpenAPIDocumentsEveryRoute holds the two to each
+// other.
 func (a *API) Routes() []server.Route {
 	return append([]server.Route{
 		{Method: "GET", Path: "/openapi.json", Handler: a.openAPI, Open: true},
@@ -25,7 +26,7 @@ func (a *API) Routes() []server.Route {
 		{Method: "GET", Path: "/metrics/sessions/{id}", Handler: a.sessionMetrics},
 		{Method: "GET", Path: "/metrics/compare", Handler: a.compareVersions},
 		{Method: "GET", Path: "/metrics/regressions", Handler: a.regressions},
-	}, slices.Concat(a.learningRoutes(), a.alertRoutes(), a.suggestionRoutes(), a.workshopRoutes())...)
+	}, slices.Concat(a.learningRoutes(), a.suggestionRoutes(), a.workshopRoutes())...)
 }
 
 // batchTypes are the media types of a batch: a JSON array, or NDJSON.

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,6 +60,8 @@ type App struct {
 	LLMError error
 
 	prompts []*playground.Prompt
+	// jobs are the background work hone runs while it serves.
+	jobs []Job
 	// hosts are the hosts hone answers to without an API token; nil with one.
 	hosts  *server.Hosts
 	server *http.Server
@@ -110,7 +114,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 		LLMError: a.LLMError, JoinURL: func(path string) string { return a.Links.Base() + path }})
 	a.Learning = learning.NewService(db.Learning(), learning.Options{Logger: log, LLM: a.LLM, LLMError: a.LLMError,
 		Threshold: cfg.Learn.Threshold, CorrectionTimeout: cfg.Learn.CorrectionTimeout, PerTester: cfg.Learn.PerTester,
-		Base: a.basePrompt, Protected: protectedFile(cfg.Learn.Protected), Budget: cfg.Learn.BudgetRules()})
+		Base: a.basePrompt, Protected: protectedFile(cfg.Learn.Protected)})
 	a.Learning.Register(a.Chat)
 	a.Suggestions = suggestions.NewService(db.Suggestions(), suggestions.Options{Logger: log, HistoryRoot: cfg.SuggestionRoot})
 	a.API = &api.API{Suggestions: a.Suggestions, Turns: a.Turns, Sessions: db.Capture(), Chat: a.Chat, Tuning: a.Tuning, Scoring: a.Scoring,
@@ -126,7 +130,35 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 		db.Close()
 		return nil, err
 	}
+	a.jobs = []Job{
+		{Name: "workshop analyses", Start: func() { a.Workshops.Start(analysisWorkers) }, Stop: a.Workshops.Stop},
+		{Name: "learning syntheses", Start: func() { a.Learning.Start(cfg.Learn.Every) }, Stop: a.Learning.Stop},
+	}
+	if err := a.openModules(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return a, nil
+}
+
+// openModules opens every module over the core and adds what each gives to
+// the faces, the navigation and the background work.
+func (a *App) openModules() error {
+	core := &Core{Config: a.Config, Log: a.Log, DB: a.DB, Chat: a.Chat, Turns: a.Turns, LLM: a.LLM, LLMError: a.LLMError,
+		Auth: a.Auth, Links: a.Links, UI: a.UI, Getenv: os.Getenv}
+	nav := slices.Clone(web.DefaultNav)
+	for _, m := range modules {
+		parts, err := m.Open(core)
+		if err != nil {
+			return fmt.Errorf("open %s: %w", m.Name, err)
+		}
+		a.API.Extra = append(a.API.Extra, parts.API...)
+		a.UI.Extra = append(a.UI.Extra, parts.Web...)
+		nav = slices.Insert(nav, len(nav)-1, parts.Nav...)
+		a.jobs = append(a.jobs, parts.Jobs...)
+	}
+	a.UI.Nav = nav
+	return nil
 }
 
 // sessionOf names a conversation's current session in the replies to
@@ -178,8 +210,9 @@ func (a *App) Listen() error {
 	}
 	a.done = make(chan error, 1)
 	go func() { a.done <- a.server.Serve(ln) }()
-	a.Workshops.Start(analysisWorkers)
-	a.Learning.Start(a.Config.Learn.Every)
+	for _, j := range a.jobs {
+		j.Start()
+	}
 	return nil
 }
 
@@ -213,8 +246,9 @@ func (a *App) Wait(ctx context.Context) error {
 
 // Close stops the server, letting requests in flight finish, and closes the database.
 func (a *App) Close() error {
-	a.Workshops.Stop()
-	a.Learning.Stop()
+	for _, j := range a.jobs {
+		j.Stop()
+	}
 	if a.server != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

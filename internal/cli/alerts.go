@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/honehq/hone"
-	"github.com/honehq/hone/internal/learning"
+	"github.com/honehq/hone/internal/alerts"
+	"github.com/honehq/hone/internal/storage"
 	"github.com/spf13/cobra"
 )
 
@@ -63,14 +64,14 @@ whether one may be sent.`,
 			if typ != "" && conversation == "" {
 				return hone.FieldError("type", "--type needs --conversation: the budget is a conversation's")
 			}
-			return opts.withLearning(cmd, false, func(ctx context.Context, s *learning.Service) error {
+			return opts.withAlerts(cmd, func(ctx context.Context, s *alerts.Service) error {
 				types, err := s.AlertTypes(ctx)
 				if err != nil {
 					return err
 				}
-				var p *learning.Permit
+				var p *alerts.Permit
 				if conversation != "" {
-					if p, err = s.Permit(ctx, learning.PermitInput{ConversationID: conversation, Type: cmp.Or(typ, "any")}); err != nil {
+					if p, err = s.Permit(ctx, alerts.PermitInput{ConversationID: conversation, Type: cmp.Or(typ, "any")}); err != nil {
 						return err
 					}
 				}
@@ -95,10 +96,10 @@ whether one may be sent.`,
 	return cmd
 }
 
-func writeAlertStatus(w io.Writer, r learning.BudgetRules, types []*learning.AlertType, p *learning.Permit) {
+func writeAlertStatus(w io.Writer, r alerts.BudgetRules, types []*alerts.AlertType, p *alerts.Permit) {
 	fmt.Fprintf(w, "Budget per conversation in 24 hours: %s\n", r.Formula())
 	fmt.Fprintf(w, "Score: the mean of the latest %d alerts: 👍 %g, ack %g, 👎 %g, no reaction within %s %g.\n",
-		r.Window, learning.UpValue, learning.AckValue, learning.DownValue, hoursText(r.Grace), learning.IgnoredValue)
+		r.Window, alerts.UpValue, alerts.AckValue, alerts.DownValue, hoursText(r.Grace), alerts.IgnoredValue)
 	fmt.Fprintf(w, "A type is paused after %d 👎 in a row, until hone alerts enable TYPE.\n\n", r.PauseAfter)
 	if len(types) == 0 {
 		fmt.Fprintln(w, "No alert recorded yet: applications record them with POST /api/v1/alerts.")
@@ -151,7 +152,7 @@ budget. Only reactions given from now on count towards pausing it again.`,
 		Example: `  hone alerts enable price_drop`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return opts.withLearning(cmd, false, func(ctx context.Context, s *learning.Service) error {
+			return opts.withAlerts(cmd, func(ctx context.Context, s *alerts.Service) error {
 				t, err := s.EnableAlertType(ctx, args[0])
 				if err != nil {
 					return err
@@ -161,4 +162,12 @@ budget. Only reactions given from now on count towards pausing it again.`,
 			})
 		},
 	}
+}
+
+// withAlerts runs fn with the alerts capability over the configured database.
+func (o *options) withAlerts(cmd *cobra.Command, fn func(ctx context.Context, s *alerts.Service) error) error {
+	ctx := cmd.Context()
+	return o.withDB(ctx, func(db *storage.DB) error {
+		return fn(ctx, alerts.NewService(db.Alerts(), db.Capture(), alerts.Options{Budget: o.cfg.Learn.BudgetRules()}))
+	})
 }

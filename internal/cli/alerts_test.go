@@ -7,12 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/honehq/hone/internal/learning"
+	"github.com/honehq/hone/internal/alerts"
 )
 
 func TestAlertsStatusAndEnable(t *testing.T) {
 	eachTestDatabase(t, func(t *testing.T, d testDatabase) {
 		c := newLearnCLI(t, d)
+		svc := alerts.NewService(c.db.Alerts(), c.db.Capture(), alerts.Options{Now: c.now})
 		for _, name := range []string{"HONE_ALERT_BUDGET", "HONE_ALERT_BUDGET_MIN", "HONE_ALERT_BUDGET_MAX", "HONE_ALERT_PAUSE_AFTER"} {
 			t.Setenv(name, "")
 		}
@@ -25,24 +26,24 @@ func TestAlertsStatusAndEnable(t *testing.T) {
 		}
 		var ids []string
 		for _, conv := range []string{"c1", "c2", "c3"} {
-			a, err := c.svc.RecordAlert(ctx, learning.AlertInput{ConversationID: conv, Type: "price_drop", Text: "Cheaper now"})
+			a, err := svc.RecordAlert(ctx, alerts.AlertInput{ConversationID: conv, Type: "price_drop", Text: "Cheaper now"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			ids = append(ids, a.ID)
 			c.clock = c.clock.Add(time.Minute)
 		}
-		reminder, err := c.svc.RecordAlert(ctx, learning.AlertInput{ConversationID: "c1", Type: "reminder"})
+		reminder, err := svc.RecordAlert(ctx, alerts.AlertInput{ConversationID: "c1", Type: "reminder"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, id := range ids {
-			if _, err := c.svc.React(ctx, id, learning.ReactionInput{TesterID: "meg", Reaction: "down"}); err != nil {
+			if _, err := svc.React(ctx, id, alerts.ReactionInput{TesterID: "meg", Reaction: "down"}); err != nil {
 				t.Fatal(err)
 			}
 			c.clock = c.clock.Add(time.Second)
 		}
-		if _, err := c.svc.React(ctx, reminder.ID, learning.ReactionInput{TesterID: "meg", Reaction: "ack"}); err != nil {
+		if _, err := svc.React(ctx, reminder.ID, alerts.ReactionInput{TesterID: "meg", Reaction: "ack"}); err != nil {
 			t.Fatal(err)
 		}
 		paused := c.clock.Add(-time.Second).UTC().Format("2006-01-02 15:04Z")
@@ -62,8 +63,8 @@ func TestAlertsStatusAndEnable(t *testing.T) {
 		}
 		var js struct {
 			Formula string                `json:"formula"`
-			Types   []*learning.AlertType `json:"types"`
-			Permit  *learning.Permit      `json:"permit"`
+			Types   []*alerts.AlertType `json:"types"`
+			Permit  *alerts.Permit      `json:"permit"`
 		}
 		if err := json.Unmarshal([]byte(c.ok("alerts", "status", "--json", "--conversation", "c2")), &js); err != nil ||
 			len(js.Types) != 2 || !js.Types[0].Paused || js.Permit == nil || js.Permit.Type != "any" || js.Permit.Budget != 3 ||
@@ -75,7 +76,7 @@ func TestAlertsStatusAndEnable(t *testing.T) {
 		if out := c.ok("alerts", "enable", "price_drop"); out != "Alerts of type price_drop are enabled again; only reactions from now on can pause them.\n" {
 			t.Errorf("hone alerts enable: %q", out)
 		}
-		if p, err := c.svc.Permit(ctx, learning.PermitInput{ConversationID: "c9", Type: "price_drop"}); err != nil || !p.Allowed {
+		if p, err := svc.Permit(ctx, alerts.PermitInput{ConversationID: "c9", Type: "price_drop"}); err != nil || !p.Allowed {
 			t.Errorf("the permit after hone alerts enable: %+v %v", p, err)
 		}
 		c.fails(1, []string{"alerts", "enable", "price_drop"}, `alert type "price_drop" is not paused`)

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/honehq/hone"
-	"github.com/honehq/hone/internal/learning"
+	"github.com/honehq/hone/internal/alerts"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/tuning"
 )
@@ -352,6 +352,6 @@ func redactURL(s string) string {
 }
 
 // BudgetRules are the reach-out budget's rules the settings give.
-func (l Learn) BudgetRules() learning.BudgetRules {
-	return learning.BudgetRules{Base: l.AlertBudget, Min: l.AlertBudgetMin, Max: l.AlertBudgetMax, PauseAfter: l.AlertPauseAfter}.WithDefaults()
+func (l Learn) BudgetRules() alerts.BudgetRules {
+	return alerts.BudgetRules{Base: l.AlertBudget, Min: l.AlertBudgetMin, Max: l.AlertBudgetMax, PauseAfter: l.AlertPauseAfter}.WithDefaults()
 }

@@ -26,24 +26,12 @@ func (s *Service) Register(r *chat.Router) {
 		Run: func(ctx context.Context, m chat.Message, _ string) (chat.Reply, error) {
 			return s.thumb(ctx, m, RatingDown)
 		}})
-	r.Register(chat.Command{Group: "Learning", Name: "ack", Writes: true,
-		Summary: "acknowledge the latest proactive alert (👍 and 👎 right after an alert rate it)",
-		Run: func(ctx context.Context, m chat.Message, _ string) (chat.Reply, error) {
-			return s.alertReaction(ctx, m, ReactionAck)
-		}})
 	r.Register(chat.Command{Group: "Learning", Name: "learnings", Summary: "list what hone has learned from feedback",
 		Run: s.listCommand})
 	r.Intercept(s)
 }
 
 func (s *Service) thumb(ctx context.Context, m chat.Message, rating string) (chat.Reply, error) {
-	a, err := s.alertAfterTurn(ctx, m.ConversationID)
-	if err != nil {
-		return chat.Reply{}, err
-	}
-	if a != nil {
-		return s.alertReaction(ctx, m, rating)
-	}
 	rt, err := s.RateLatest(ctx, m.Tester, rating)
 	if errors.Is(err, capture.ErrNoTurn) {
 		return chat.Reply{Text: NoTurnText}, nil
@@ -93,19 +81,4 @@ func statusNote(status string) string {
 		return " (contradicts the protected rules, not applied)"
 	}
 	return ""
-}
-
-// alertReaction reacts to the conversation's latest alert.
-func (s *Service) alertReaction(ctx context.Context, m chat.Message, reaction string) (chat.Reply, error) {
-	out, err := s.ReactLatest(ctx, m.Tester, reaction)
-	if errors.Is(err, ErrNoAlert) {
-		return chat.Reply{Text: "⚠️ " + ErrNoAlert.Message}, nil
-	} else if err != nil {
-		return chat.Reply{}, err
-	}
-	if out.Paused {
-		return chat.Reply{Text: fmt.Sprintf("Noted. Alerts of type %s are paused: %s. hone alerts enable %s resumes them.",
-			out.Type, out.PauseNote, out.Type)}, nil
-	}
-	return chat.Reply{Ack: true}, nil
 }

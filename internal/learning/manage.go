@@ -245,3 +245,7 @@ func (s *Service) SetEnabled(ctx context.Context, on bool) error {
 	s.changed()
 	return nil
 }
+
+// cleanID is an id from a path as the store may look it up: NUL and bytes
+// that are not UTF-8 replaced, white space around it trimmed.
+func cleanID(id string) string { return strings.TrimSpace(hone.CleanText(id)) }

@@ -47,9 +47,6 @@ type Options struct {
 	// StaleAfter is how long a running synthesis may go without a
 	// heartbeat before it counts as interrupted.
 	StaleAfter time.Duration
-	// Budget are the reach-out budget's rules for proactive alerts (zero
-	// fields take their defaults).
-	Budget BudgetRules
 }
 
 // Service is the learning capability, for every face.
@@ -71,7 +68,6 @@ func NewService(store Store, opts Options) *Service {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	opts.Budget = opts.Budget.WithDefaults()
 	if opts.Threshold <= 0 {
 		opts.Threshold = DefaultThreshold
 	}

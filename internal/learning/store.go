@@ -54,8 +54,6 @@ type Outcome struct {
 // Store keeps ratings, corrections, learnings and synthesis runs. Every
 // method is atomic.
 type Store interface {
-	AlertStore
-
 	// LatestTurn returns the latest turn of the conversation's current
 	// session, or capture.ErrNoTurn.
 	LatestTurn(ctx context.Context, conversationID string) (*TurnRef, error)
@@ -131,41 +129,4 @@ type Store interface {
 	// Generation is a number that changes whenever learnings or settings
 	// change, so that a process can tell that its cached prompt is stale.
 	Generation(ctx context.Context) (int64, error)
-}
-
-// AlertStore keeps proactive alerts, the reactions to them and the state of
-// their types. Every method is atomic.
-type AlertStore interface {
-	// AddAlert stores a sent alert; when one with its id exists, it
-	// changes nothing and returns that one.
-	AddAlert(ctx context.Context, a *Alert) (*Alert, error)
-	// Alert returns an alert by id with its reactions, or an ENOTFOUND
-	// error.
-	Alert(ctx context.Context, id string) (*Alert, error)
-	// LatestAlert returns the conversation's latest alert, or an
-	// ENOTFOUND error.
-	LatestAlert(ctx context.Context, conversationID string) (*Alert, error)
-	// ScoredAlerts returns, newest first, up to limit of the
-	// conversation's alerts that count in its score: those with a
-	// reaction, and those sent at or before expired (their grace period
-	// is over).
-	ScoredAlerts(ctx context.Context, conversationID string, expired time.Time, limit int) ([]ScoredAlert, error)
-	// SentSince counts the conversation's alerts sent after since and
-	// returns the send times of the newest limit of them, newest first.
-	SentSince(ctx context.Context, conversationID string, since time.Time, limit int) (int, []time.Time, error)
-	// React stores a tester's reaction to an alert, replacing theirs.
-	React(ctx context.Context, r *AlertReaction) error
-	// TypeReactions returns the reactions to the type's alerts given after
-	// since, newest first, up to limit.
-	TypeReactions(ctx context.Context, typ string, since time.Time, limit int) ([]string, error)
-	// AlertType returns a type's state and counts; a type never seen is
-	// returned with zero counts.
-	AlertType(ctx context.Context, typ string) (*AlertType, error)
-	// AlertTypes lists every type that was sent or paused, by name.
-	AlertTypes(ctx context.Context) ([]*AlertType, error)
-	// PauseType pauses a type with the reason, unless it is paused.
-	PauseType(ctx context.Context, typ, reason string, at time.Time) error
-	// EnableType ends a type's pause; reactions before at no longer count
-	// towards pausing it.
-	EnableType(ctx context.Context, typ string, at time.Time) error
 }

@@ -42,13 +42,8 @@ func (u *UI) learningsPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	types, err := u.Learning.AlertTypes(ctx)
-	if err != nil {
-		return err
-	}
 	data := map[string]any{"Title": "Learnings", "Learnings": list, "Evidence": evidence, "Stats": stats,
-		"Pending": pending, "Negative": negative, "Runs": runs, "Enabled": on, "Threshold": u.Learning.Threshold(),
-		"AlertTypes": types, "AlertRules": u.Learning.BudgetRules()}
+		"Pending": pending, "Negative": negative, "Runs": runs, "Enabled": on, "Threshold": u.Learning.Threshold()}
 	if ok, llmErr := u.Learning.LLMConfigured(); !ok {
 		data["NoLLM"] = hone.ErrorMessage(llmErr)
 	}
@@ -177,12 +172,4 @@ func statusLabel(status string) string {
 		return "rejected, not applied"
 	}
 	return status
-}
-
-func (u *UI) enableAlertType(w http.ResponseWriter, r *http.Request) error {
-	t, err := u.Learning.EnableAlertType(r.Context(), r.PathValue("type"))
-	if err != nil {
-		return u.formError(w, r, learningsBack, err)
-	}
-	return redirectNotice(w, r, learningsBack, "Alerts of type "+t.Type+" are enabled again.")
 }

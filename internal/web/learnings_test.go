@@ -281,11 +281,18 @@ func lnForm(t *testing.T, page, action string) wsForm {
 // page it leads to and its flash, failing unless it is a 303 to /learnings.
 func lnSubmit(t *testing.T, c *wsClient, page, action string, changes url.Values) (string, *wsFlashOf) {
 	t.Helper()
+	return submitTo(t, c, page, action, "/learnings", changes)
+}
+
+// submitTo submits the page's form to action with changes, requires a 303
+// back to back and returns that page and its message.
+func submitTo(t *testing.T, c *wsClient, page, action, back string, changes url.Values) (string, *wsFlashOf) {
+	t.Helper()
 	r := c.submit(lnForm(t, page, action), changes)
-	if r.StatusCode != http.StatusSeeOther || r.location() != "/learnings" {
-		t.Fatalf("POST %s = %d to %q, want 303 to /learnings:\n%s", action, r.StatusCode, r.location(), r.body)
+	if r.StatusCode != http.StatusSeeOther || r.location() != back {
+		t.Fatalf("POST %s = %d to %q, want 303 to %s:\n%s", action, r.StatusCode, r.location(), back, r.body)
 	}
-	next := c.page("/learnings")
+	next := c.page(back)
 	f := wsFlash(next)
 	if f == nil {
 		t.Fatalf("POST %s: the page after it shows no message", action)

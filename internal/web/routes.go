@@ -15,7 +15,8 @@ func (u *UI) Routes() []server.Route {
 		{Method: "GET", Path: "/sessions/{id}", Handler: u.showSession},
 		{Method: "GET", Path: "/sessions/{id}/export.csv", Handler: u.exportCSV, Signed: true},
 		{Method: "GET", Path: "/sessions/{id}/export.json", Handler: u.exportJSON, Signed: true},
-		{Method: "GET", Path: "/metrics", Handler: u.metricsPage},
+		{Method: "GET", Path: "/quality", Handler: u.qualityPage},
+		{Method: "GET", Path: "/metrics", Handler: u.movedToQuality},
 		{Method: "GET", Path: "/chat", Handler: u.showChat},
 		{Method: "POST", Path: "/chat/messages", Handler: u.postChatMessage, JSON: true},
 		{Method: "POST", Path: "/chat/turns/{id}/feedback", Handler: u.rateChatTurn, JSON: true},
@@ -26,7 +27,6 @@ func (u *UI) Routes() []server.Route {
 		{Method: "POST", Path: "/learnings/{id}", Handler: u.editLearning},
 		{Method: "POST", Path: "/learnings/{id}/delete", Handler: u.removeLearning},
 		{Method: "POST", Path: "/learnings/{id}/keep", Handler: u.keepLearning},
-		{Method: "POST", Path: "/learnings/alert-types/{type}/enable", Handler: u.enableAlertType},
 		{Method: "GET", Path: "/suggestions", Handler: u.suggestionsPage},
 		{Method: "GET", Path: "/workshops", Handler: u.listWorkshops},
 		{Method: "POST", Path: "/workshops", Handler: u.createWorkshop},
@@ -56,3 +56,6 @@ func (u *UI) Routes() []server.Route {
 		{Method: "POST", Path: "/w/{id}/groups/{group}", Handler: u.renameGroup, Members: true},
 	}
 }
+
+// AllRoutes are the UI's own routes and those capabilities add.
+func (u *UI) AllRoutes() []server.Route { return append(u.Routes(), u.Extra...) }

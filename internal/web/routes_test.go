@@ -18,7 +18,7 @@ func TestWrongMethodAndUnknownPath(t *testing.T) {
 		status       int
 		allow        string
 	}{
-		{"POST", "/metrics", http.StatusMethodNotAllowed, "GET, HEAD"},
+		{"POST", "/quality", http.StatusMethodNotAllowed, "GET, HEAD"},
 		{"DELETE", "/sessions/abc", http.StatusMethodNotAllowed, "GET, HEAD"},
 		{"GET", "/chat/messages", http.StatusMethodNotAllowed, "POST"},
 		{"PUT", "/signout", http.StatusMethodNotAllowed, "POST"},

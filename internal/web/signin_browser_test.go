@@ -110,13 +110,13 @@ func TestBrowserSignIn(t *testing.T) {
 		}
 
 		// Signing in from a deep page comes back to it.
-		b.NavigateStatus(a.base + "/metrics")
-		if got, want := b.Location(), a.base+"/signin?next=%2Fmetrics"; got != want {
-			t.Fatalf("GET /metrics went to %s, want %s", got, want)
+		b.NavigateStatus(a.base + "/quality")
+		if got, want := b.Location(), a.base+"/signin?next=%2Fquality"; got != want {
+			t.Fatalf("GET /quality went to %s, want %s", got, want)
 		}
 		b.Type("#token", signinToken)
-		if status := b.ClickNavigate("#signin"); status != http.StatusOK || b.Location() != a.base+"/metrics" {
-			t.Errorf("sign-in from /metrics = %d at %s, want 200 at /metrics", status, b.Location())
+		if status := b.ClickNavigate("#signin"); status != http.StatusOK || b.Location() != a.base+"/quality" {
+			t.Errorf("sign-in from /quality = %d at %s, want 200 at /quality", status, b.Location())
 		}
 		b.ClickNavigate("#signout")
 

@@ -326,11 +326,14 @@ var signedIn = map[string]struct {
 	"GET /sessions/{id}":                        {http.StatusOK, ""},
 	"GET /sessions/{id}/export.csv":             {http.StatusOK, ""},
 	"GET /sessions/{id}/export.json":            {http.StatusOK, ""},
-	"GET /metrics":                              {http.StatusOK, ""},
+	"GET /quality":                              {http.StatusOK, ""},
 	"GET /chat":                                 {http.StatusOK, ""},
 	"POST /chat/messages":                       {http.StatusOK, ""},
 	"POST /chat/turns/{id}/feedback":            {http.StatusBadRequest, ""},
 	"GET /learnings":                            {http.StatusOK, ""},
+	"GET /alerts":                               {http.StatusOK, ""},
+	"POST /alerts/types/{type}/enable":          {http.StatusSeeOther, "/alerts"},
+	"GET /metrics":                              {http.StatusMovedPermanently, "/quality"},
 	"POST /learnings":                           {http.StatusSeeOther, "/learnings"},
 	"POST /learnings/enabled":                   {http.StatusSeeOther, "/learnings"},
 	"POST /learnings/synthesize":                {http.StatusSeeOther, "/learnings"},
@@ -352,7 +355,7 @@ func TestEveryRouteRequiresSignIn(t *testing.T) {
 		a := openAuthApp(t, databaseURL, func(c *config.Config) { c.LLM, c.Prompts = fake.Config(), []string{prompt} })
 		a.listen()
 		id := a.postTurn("conv-routes", "hello")
-		routes := a.UI.Routes()
+		routes := a.UI.AllRoutes()
 		// Pages the route table does not have go through the same guard.
 		routes = append(routes, server.Route{Method: "GET", Path: "/no/such/page"},
 			server.Route{Method: "GET", Path: "/sessions/{id}/export.csv?x=1", Signed: true})
@@ -480,8 +483,8 @@ func TestSignInNextKeepsThePage(t *testing.T) {
 		t.Errorf("GET %s signed in = %d", path, r.StatusCode)
 	}
 	// Signed in, the sign-in page sends on to next.
-	if r := a.get("/signin?next=%2Fmetrics", s.cookie(auth.CookieName)); r.StatusCode != http.StatusSeeOther || r.location() != "/metrics" {
-		t.Errorf("GET /signin?next=/metrics signed in = %d to %q, want 303 to /metrics", r.StatusCode, r.location())
+	if r := a.get("/signin?next=%2Fquality", s.cookie(auth.CookieName)); r.StatusCode != http.StatusSeeOther || r.location() != "/quality" {
+		t.Errorf("GET /signin?next=/quality signed in = %d to %q, want 303 to /quality", r.StatusCode, r.location())
 	}
 }
 
@@ -490,9 +493,9 @@ func TestSignInCookie(t *testing.T) {
 		a := openAuthApp(t, databaseURL, nil)
 		a.listen()
 		csrf := a.csrf()
-		r := a.signIn(signinToken, "/metrics", csrf)
-		if r.StatusCode != http.StatusSeeOther || r.location() != "/metrics" {
-			t.Fatalf("sign-in = %d to %q, want 303 to /metrics", r.StatusCode, r.location())
+		r := a.signIn(signinToken, "/quality", csrf)
+		if r.StatusCode != http.StatusSeeOther || r.location() != "/quality" {
+			t.Fatalf("sign-in = %d to %q, want 303 to /quality", r.StatusCode, r.location())
 		}
 		c := r.cookie(auth.CookieName)
 		if c == nil {
@@ -535,14 +538,14 @@ func TestSignInWrongToken(t *testing.T) {
 	a.listen()
 	csrf := a.csrf()
 	for _, token := range []string{"wrong", "", signinToken + "x", signinToken[1:], strings.ToUpper(signinToken)} {
-		r := a.signIn(token, "/metrics", csrf)
+		r := a.signIn(token, "/quality", csrf)
 		if r.StatusCode != http.StatusUnauthorized {
 			t.Errorf("sign-in with %q = %d, want 401", token, r.StatusCode)
 		}
 		if !strings.Contains(r.body, `id="signin-error"`) || !strings.Contains(r.body, "That is not hone&#39;s API token") {
 			t.Errorf("sign-in with %q does not say what is wrong:\n%s", token, r.body)
 		}
-		if m := nextField.FindStringSubmatch(r.body); m == nil || m[1] != "/metrics" {
+		if m := nextField.FindStringSubmatch(r.body); m == nil || m[1] != "/quality" {
 			t.Errorf("the form after a wrong token forgot next: %v", m)
 		}
 		if c := r.cookie(auth.CookieName); c != nil {
@@ -595,7 +598,7 @@ func TestSignInRefusesOpenRedirects(t *testing.T) {
 			}
 		})
 	}
-	for _, next := range []string{"/metrics", "/sessions/abc", "/?tester=meg"} {
+	for _, next := range []string{"/quality", "/sessions/abc", "/?tester=meg"} {
 		if r := a.signIn(signinToken, next, csrf); r.StatusCode != http.StatusSeeOther || r.location() != next {
 			t.Errorf("sign-in with next %q = %d to %q", next, r.StatusCode, r.location())
 		}
@@ -823,7 +826,7 @@ func TestNoTokenEverythingOpen(t *testing.T) {
 	if chat.StatusCode != http.StatusOK || csrf == nil || tester == nil {
 		t.Fatalf("GET /chat = %d without the CSRF and tester cookies", chat.StatusCode)
 	}
-	for _, rt := range a.UI.Routes() {
+	for _, rt := range a.UI.AllRoutes() {
 		path := routePath(t, a, rt, id)
 		r := routeRequest(a, rt, path, csrf, tester)
 		if rt.Members || strings.HasPrefix(rt.Path, "/w/{id}/join/") {
@@ -846,15 +849,15 @@ func TestNoTokenEverythingOpen(t *testing.T) {
 			wantPagePolicy(t, rt.Method+" "+path, r.Response)
 		}
 	}
-	for _, path := range []string{"/", "/sessions/" + id, "/sessions/" + id + "/export.csv", "/metrics", "/chat", "/nowhere"} {
+	for _, path := range []string{"/", "/sessions/" + id, "/sessions/" + id + "/export.csv", "/quality", "/chat", "/nowhere"} {
 		r := a.get(path)
 		if r.StatusCode != http.StatusOK && path != "/nowhere" {
 			t.Errorf("without a token, GET %s = %d", path, r.StatusCode)
 		}
 		wantPagePolicy(t, "GET "+path, r.Response)
 	}
-	if r := a.get("/signin?next=%2Fmetrics"); r.StatusCode != http.StatusSeeOther || r.location() != "/metrics" {
-		t.Errorf("without a token, the sign-in page = %d to %q, want 303 to /metrics", r.StatusCode, r.location())
+	if r := a.get("/signin?next=%2Fquality"); r.StatusCode != http.StatusSeeOther || r.location() != "/quality" {
+		t.Errorf("without a token, the sign-in page = %d to %q, want 303 to /quality", r.StatusCode, r.location())
 	}
 	// The CSRF token still guards every POST.
 	if r := a.do("POST", "/chat/messages", `{"prompt":"MASTER_PROMPT.md","text":"hi"}`, nil, csrf); r.StatusCode != http.StatusForbidden {

@@ -16,6 +16,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,6 +56,11 @@ type UI struct {
 	// Hosts, when not nil, are the only hosts the pages answer to.
 	Hosts  *server.Hosts
 	Logger *slog.Logger
+	// Extra are the routes capabilities add to the UI's own (see Routes).
+	Extra []server.Route
+	// Nav are the links of the top navigation, in order; nil means
+	// DefaultNav.
+	Nav []NavItem
 
 	pages     map[string]*template.Template
 	staticSum string
@@ -61,9 +68,19 @@ type UI struct {
 	static    http.Handler
 }
 
-// pageNames are the pages the UI renders.
-var pageNames = []string{"sessions", "session", "metrics", "chat", "signin", "error", "message",
-	"learnings", "suggestions", "workshops", "w_start", "w_pending", "w_step", "w_done", "w_monitor", "w_analysis", "w_setup", "w_trace", "w_groups"}
+// NavItem is a link of the top navigation.
+type NavItem struct {
+	Label string
+	Path  string
+}
+
+// DefaultNav are the navigation links of the pages every hone has.
+var DefaultNav = []NavItem{{"Sessions", "/"}, {"Workshops", "/workshops"}, {"Learnings", "/learnings"},
+	{"Suggestions", "/suggestions"}, {"Quality", "/quality"}, {"Chat", "/chat"}}
+
+// layouts are the templates every page is parsed with; every other file of
+// templates/ is a page, named after it.
+var layouts = []string{"layout.html", "workshop_parts.html"}
 
 // New returns the UI; its chat says what to set until EnableChat is called.
 func New(u *UI) (*UI, error) {
@@ -74,9 +91,20 @@ func New(u *UI) (*UI, error) {
 	if err := u.hashStatic(); err != nil {
 		return nil, err
 	}
-	for _, name := range pageNames {
+	if u.Nav == nil {
+		u.Nav = DefaultNav
+	}
+	files, err := fs.Glob(assets, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(path.Base(file), ".html")
+		if slices.Contains(layouts, name+".html") {
+			continue
+		}
 		t := template.New("layout.html").Funcs(u.funcs())
-		t, err := t.ParseFS(assets, "templates/layout.html", "templates/workshop_parts.html", "templates/"+name+".html")
+		t, err := t.ParseFS(assets, "templates/layout.html", "templates/workshop_parts.html", file)
 		if err != nil {
 			return nil, fmt.Errorf("parse page %s: %w", name, err)
 		}
@@ -90,7 +118,7 @@ func New(u *UI) (*UI, error) {
 
 // Handler serves the UI's route table.
 func (u *UI) Handler() http.Handler {
-	f := &server.Face{Routes: u.Routes(), Guard: u.guard, Errors: u.errorPage, JSONErrors: server.JSONBody, Log: u.Logger,
+	f := &server.Face{Routes: u.AllRoutes(), Guard: u.guard, Errors: u.errorPage, JSONErrors: server.JSONBody, Log: u.Logger,
 		Hosts: u.Hosts}
 	return f.Mux()
 }
@@ -176,6 +204,7 @@ func (u *UI) Render(w http.ResponseWriter, r *http.Request, status int, name str
 	}
 	id, _ := hone.IdentityFrom(r.Context())
 	data["SignedIn"] = u.Auth != nil && u.Auth.Enabled() && id.Kind == hone.IdentityAdmin
+	data["Nav"] = u.Nav
 	var b strings.Builder
 	if err := t.Execute(&b, data); err != nil {
 		u.Logger.ErrorContext(r.Context(), "render page", "page", name, "err", err)

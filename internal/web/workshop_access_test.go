@@ -468,7 +468,7 @@ func wsCheckPostsCovered(t *testing.T, a *authApp, posts []wsPost) {
 	for _, p := range posts {
 		have[p.route] = true
 	}
-	for _, rt := range a.UI.Routes() {
+	for _, rt := range a.UI.AllRoutes() {
 		if rt.Method == http.MethodPost && strings.HasPrefix(rt.Path, "/w/") && !have[rt.Path] {
 			t.Errorf("POST %s has no form in wsBusy.posts: add one", rt.Path)
 		}

@@ -1,4 +1,4 @@
-package learning_test
+package alerts_test
 
 import (
 	"strings"
@@ -6,32 +6,32 @@ import (
 	"time"
 
 	"github.com/honehq/hone"
-	"github.com/honehq/hone/internal/learning"
+	"github.com/honehq/hone/internal/alerts"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/storage/storagetest"
 )
 
-func (f *fixture) permit(conversation, typ string) *learning.Permit {
+func (f *fixture) permit(conversation, typ string) *alerts.Permit {
 	f.t.Helper()
-	p, err := f.svc.Permit(ctx, learning.PermitInput{ConversationID: conversation, Type: typ})
+	p, err := f.svc.Permit(ctx, alerts.PermitInput{ConversationID: conversation, Type: typ})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	return p
 }
 
-func (f *fixture) alert(conversation, typ string) *learning.Alert {
+func (f *fixture) alert(conversation, typ string) *alerts.Alert {
 	f.t.Helper()
-	a, err := f.svc.RecordAlert(ctx, learning.AlertInput{ConversationID: conversation, Type: typ, Text: "Your " + typ})
+	a, err := f.svc.RecordAlert(ctx, alerts.AlertInput{ConversationID: conversation, Type: typ, Text: "Your " + typ})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	return a
 }
 
-func (f *fixture) react(alertID, tester, reaction string) *learning.Reacted {
+func (f *fixture) react(alertID, tester, reaction string) *alerts.Reacted {
 	f.t.Helper()
-	r, err := f.svc.React(ctx, alertID, learning.ReactionInput{TesterID: tester, Reaction: reaction})
+	r, err := f.svc.React(ctx, alertID, alerts.ReactionInput{TesterID: tester, Reaction: reaction})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func (f *fixture) react(alertID, tester, reaction string) *learning.Reacted {
 
 func TestReachOutBudget(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
-		f := newFixture(t, db, false)
+		f := newFixture(t, db)
 		p := f.permit("c1", "Reminder")
 		if !p.Allowed || p.Type != "reminder" || p.Budget != 5 || p.Sent != 0 || p.Remaining != 5 || p.Score != 0 || p.Scored != 0 ||
 			p.RetryAt != nil || p.Reason != "5 of the conversation's budget of 5 alerts in 24 hours remain." {
@@ -50,15 +50,15 @@ func TestReachOutBudget(t *testing.T) {
 		if !first.WithinBudget || first.Type != "reminder" || first.Text != "Your reminder" {
 			t.Fatalf("the first alert: %+v", first)
 		}
-		again, err := f.svc.RecordAlert(ctx, learning.AlertInput{ID: first.ID, ConversationID: "c1", Type: "reminder"})
+		again, err := f.svc.RecordAlert(ctx, alerts.AlertInput{ID: first.ID, ConversationID: "c1", Type: "reminder"})
 		if err != nil || again.ID != first.ID || again.Text != "Your reminder" {
 			t.Fatalf("recording an alert's id again: %+v %v", again, err)
 		}
-		var alerts []*learning.Alert
-		alerts = append(alerts, first)
+		var sent []*alerts.Alert
+		sent = append(sent, first)
 		for range 4 {
 			f.advance(time.Minute)
-			alerts = append(alerts, f.alert("c1", "reminder"))
+			sent = append(sent, f.alert("c1", "reminder"))
 		}
 		p = f.permit("c1", "reminder")
 		wantRetry := first.SentAt.Add(24 * time.Hour)
@@ -73,10 +73,10 @@ func TestReachOutBudget(t *testing.T) {
 		if over.WithinBudget {
 			t.Errorf("an alert over the budget was recorded within it")
 		}
-		alerts = append(alerts, over)
+		sent = append(sent, over)
 
 		// 👍 from two testers raise the score and the budget.
-		for _, a := range alerts {
+		for _, a := range sent {
 			f.react(a.ID, "meg", "up")
 		}
 		p = f.permit("c1", "reminder")
@@ -84,13 +84,13 @@ func TestReachOutBudget(t *testing.T) {
 			t.Fatalf("after six 👍: %+v", p)
 		}
 		f.advance(time.Second)
-		f.react(alerts[0].ID, "ana", "down")
-		f.react(alerts[1].ID, "meg", "ack") // a tester's reaction is changed, not added
+		f.react(sent[0].ID, "ana", "down")
+		f.react(sent[1].ID, "meg", "ack") // a tester's reaction is changed, not added
 		p = f.permit("c1", "reminder")
 		if want := (4 + 0 + 0.5) / 6; abs(p.Score-want) > 1e-9 || p.Budget != 7 || !p.Allowed || p.Remaining != 1 {
 			t.Fatalf("after a 👎 and an ack: score %v budget %d allowed %v, want score %v budget 7 allowed", p.Score, p.Budget, p.Allowed, want)
 		}
-		got, err := f.svc.Alert(ctx, alerts[0].ID)
+		got, err := f.svc.Alert(ctx, sent[0].ID)
 		if err != nil || len(got.Reactions) != 2 || got.Reactions[0].TesterID != "meg" || got.Reactions[0].Reaction != "up" ||
 			got.Reactions[1].TesterID != "ana" || got.Reactions[1].Reaction != "down" {
 			t.Fatalf("the first alert's reactions: %+v %v", got, err)
@@ -119,7 +119,7 @@ func abs(x float64) float64 {
 
 func TestAlertTypesPauseAfterThreeThumbsDown(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
-		f := newFixture(t, db, false)
+		f := newFixture(t, db)
 		var ids []string
 		for _, conv := range []string{"c1", "c2", "c3", "c4"} {
 			ids = append(ids, f.alert(conv, "price_drop").ID)
@@ -183,7 +183,7 @@ func TestAlertTypesPauseAfterThreeThumbsDown(t *testing.T) {
 
 func TestAlertReactionsInChat(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
-		f := newFixture(t, db, false)
+		f := newFixture(t, db)
 		if r := f.send("c1", "meg", "!ack"); r.Text != "⚠️ There is no alert to react to in this conversation." {
 			t.Errorf("!ack without an alert: %+v", r)
 		}
@@ -196,7 +196,7 @@ func TestAlertReactionsInChat(t *testing.T) {
 		if got, _ := f.svc.Alert(ctx, a.ID); len(got.Reactions) != 1 || got.Reactions[0].Reaction != "up" {
 			t.Fatalf("👍 after an alert did not rate it: %+v", got)
 		}
-		if stats, _ := f.svc.Stats(ctx, 1); stats.Total != 0 {
+		if stats, _ := f.learn.Stats(ctx, 1); stats.Total != 0 {
 			t.Errorf("👍 after an alert rated the response before it: %+v", stats)
 		}
 		if r := f.send("c1", "meg", "!ack"); !r.Ack {
@@ -212,7 +212,7 @@ func TestAlertReactionsInChat(t *testing.T) {
 		if r := f.send("c1", "meg", "You should remind me earlier."); r.Command {
 			t.Errorf("the message after a 👎 on an alert was taken as a correction: %+v", r)
 		}
-		if pending, _ := f.svc.PendingCorrections(ctx, 0); len(pending) != 0 {
+		if pending, _ := f.learn.PendingCorrections(ctx, 0); len(pending) != 0 {
 			t.Errorf("👎 on an alert started a correction flow: %+v", pending)
 		}
 
@@ -222,7 +222,7 @@ func TestAlertReactionsInChat(t *testing.T) {
 		if r := f.send("c1", "meg", "👍"); !r.Ack {
 			t.Fatalf("👍 after a response: %+v", r)
 		}
-		if stats, _ := f.svc.Stats(ctx, 1); stats.Total != 1 || stats.Up != 1 {
+		if stats, _ := f.learn.Stats(ctx, 1); stats.Total != 1 || stats.Up != 1 {
 			t.Errorf("👍 after a response did not rate it: %+v", stats)
 		}
 		// An alert past its grace period takes no more chat reactions.
@@ -252,27 +252,27 @@ func TestAlertReactionsInChat(t *testing.T) {
 
 func TestAlertInputErrors(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
-		f := newFixture(t, db, false)
+		f := newFixture(t, db)
 		a := f.alert("c1", "reminder")
 		for _, c := range []struct {
 			name  string
 			err   error
 			field string
 		}{
-			{"permit without a conversation", second(f.svc.Permit(ctx, learning.PermitInput{Type: "x"})), "conversation_id"},
-			{"permit without a type", second(f.svc.Permit(ctx, learning.PermitInput{ConversationID: "c1", Type: "  "})), "type"},
-			{"a type of two words", second(f.svc.Permit(ctx, learning.PermitInput{ConversationID: "c1", Type: "price drop"})), "type"},
-			{"a type with a slash", second(f.svc.RecordAlert(ctx, learning.AlertInput{ConversationID: "c1", Type: "a/b"})), "type"},
-			{"alert with a long type", second(f.svc.RecordAlert(ctx, learning.AlertInput{ConversationID: "c1", Type: strings.Repeat("t", 300)})), "type"},
-			{"alert with a long text", second(f.svc.RecordAlert(ctx, learning.AlertInput{ConversationID: "c1", Type: "t", Text: strings.Repeat("t", learning.MaxAlertText+1)})), "text"},
-			{"reaction without a tester", second(f.svc.React(ctx, a.ID, learning.ReactionInput{Reaction: "up"})), "tester_id"},
-			{"an unknown reaction", second(f.svc.React(ctx, a.ID, learning.ReactionInput{TesterID: "meg", Reaction: "meh"})), "reaction"},
+			{"permit without a conversation", second(f.svc.Permit(ctx, alerts.PermitInput{Type: "x"})), "conversation_id"},
+			{"permit without a type", second(f.svc.Permit(ctx, alerts.PermitInput{ConversationID: "c1", Type: "  "})), "type"},
+			{"a type of two words", second(f.svc.Permit(ctx, alerts.PermitInput{ConversationID: "c1", Type: "price drop"})), "type"},
+			{"a type with a slash", second(f.svc.RecordAlert(ctx, alerts.AlertInput{ConversationID: "c1", Type: "a/b"})), "type"},
+			{"alert with a long type", second(f.svc.RecordAlert(ctx, alerts.AlertInput{ConversationID: "c1", Type: strings.Repeat("t", 300)})), "type"},
+			{"alert with a long text", second(f.svc.RecordAlert(ctx, alerts.AlertInput{ConversationID: "c1", Type: "t", Text: strings.Repeat("t", alerts.MaxAlertText+1)})), "text"},
+			{"reaction without a tester", second(f.svc.React(ctx, a.ID, alerts.ReactionInput{Reaction: "up"})), "tester_id"},
+			{"an unknown reaction", second(f.svc.React(ctx, a.ID, alerts.ReactionInput{TesterID: "meg", Reaction: "meh"})), "reaction"},
 		} {
 			if hone.ErrorCode(c.err) != hone.EINVALID || hone.ErrorField(c.err) != c.field {
 				t.Errorf("%s: %v (field %q), want invalid %s", c.name, c.err, hone.ErrorField(c.err), c.field)
 			}
 		}
-		if _, err := f.svc.React(ctx, "nope", learning.ReactionInput{TesterID: "meg", Reaction: "up"}); hone.ErrorCode(err) != hone.ENOTFOUND {
+		if _, err := f.svc.React(ctx, "nope", alerts.ReactionInput{TesterID: "meg", Reaction: "up"}); hone.ErrorCode(err) != hone.ENOTFOUND {
 			t.Errorf("a reaction to an unknown alert: %v", err)
 		}
 		if p := f.permit("c1", "reminder"); p.Sent != 1 {

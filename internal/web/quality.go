@@ -106,14 +106,25 @@ func versionLabel(v string) string {
 	return v
 }
 
-// metricsPage charts the mean scores per prompt version.
-func (u *UI) metricsPage(w http.ResponseWriter, r *http.Request) error {
+// qualityPage charts the mean scores per prompt version.
+func (u *UI) qualityPage(w http.ResponseWriter, r *http.Request) error {
 	vs, err := u.Scoring.Store.VersionSummaries(r.Context())
 	if err != nil {
 		return err
 	}
-	u.Render(w, r, http.StatusOK, "metrics", map[string]any{
+	u.Render(w, r, http.StatusOK, "quality", map[string]any{
 		"Title": "Metrics", "Versions": vs, "Chart": newChart(vs), "Now": time.Now(),
 	})
+	return nil
+}
+
+// movedToQuality sends a browser from the quality page's old address,
+// /metrics, to /quality, query and all.
+func (u *UI) movedToQuality(w http.ResponseWriter, r *http.Request) error {
+	to := "/quality"
+	if r.URL.RawQuery != "" {
+		to += "?" + r.URL.RawQuery
+	}
+	http.Redirect(w, r, to, http.StatusMovedPermanently)
 	return nil
 }

@@ -1,8 +1,8 @@
-package learning
+package alerts
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -68,7 +68,7 @@ func (s *Service) RecordAlert(ctx context.Context, in AlertInput) (*Alert, error
 	if err != nil {
 		return nil, err
 	}
-	a := &Alert{ID: cmpOr(in.ID, hone.NewID(idLength)), ConversationID: in.ConversationID, Type: in.Type, Text: in.Text,
+	a := &Alert{ID: cmp.Or(in.ID, hone.NewID(idLength)), ConversationID: in.ConversationID, Type: in.Type, Text: in.Text,
 		TesterID: in.TesterID, SentAt: s.now(), WithinBudget: p.Allowed}
 	return s.store.AddAlert(ctx, a)
 }
@@ -77,6 +77,9 @@ func (s *Service) RecordAlert(ctx context.Context, in AlertInput) (*Alert, error
 func (s *Service) Alert(ctx context.Context, id string) (*Alert, error) {
 	return s.store.Alert(ctx, cleanID(id))
 }
+
+// idLength is the length of the ids hone gives alerts.
+const idLength = 12
 
 // cleanID is an id from a path as the store may look it up: NUL and bytes
 // that are not UTF-8 replaced, so that it names nothing rather than fails.
@@ -163,13 +166,17 @@ func (s *Service) alertAfterTurn(ctx context.Context, conversationID string) (*A
 	if Expired(a.SentAt, s.now(), s.opts.Budget.Grace) {
 		return nil, nil
 	}
-	t, err := s.store.LatestTurn(ctx, conversationID)
-	if errors.Is(err, capture.ErrNoTurn) {
+	session, err := s.turns.CurrentSession(ctx, conversationID)
+	if hone.ErrorCode(err) == hone.ENOTFOUND {
 		return a, nil
 	} else if err != nil {
 		return nil, err
 	}
-	if t.CreatedAt.After(a.SentAt) {
+	latest, err := s.turns.RecentTurns(ctx, session.ID, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(latest) > 0 && latest[0].Timestamp.After(a.SentAt) {
 		return nil, nil
 	}
 	return a, nil

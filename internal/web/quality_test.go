@@ -119,7 +119,7 @@ func TestBrowserMetricsPage(t *testing.T) {
 		a.listen()
 		b := browsertest.New(t)
 		b.Navigate(a.base + "/")
-		if status := b.ClickNavigate(`header nav a[href="/metrics"]`); status != http.StatusOK {
+		if status := b.ClickNavigate(`header nav a[href="/quality"]`); status != http.StatusOK {
 			t.Fatalf("metrics page = %d", status)
 		}
 		if got := b.Title(); got != "Metrics · hone" {
@@ -160,4 +160,20 @@ func TestBrowserMetricsPage(t *testing.T) {
 			t.Errorf("console: %q", logs)
 		}
 	})
+}
+
+// TestQualityPageMoved: the quality page's old address sends a browser to
+// its new one, query and all.
+func TestQualityPageMoved(t *testing.T) {
+	a := openApp(t, "")
+	a.listen()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := client.Get(a.base + "/metrics?version=v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusMovedPermanently || res.Header.Get("Location") != "/quality?version=v1" {
+		t.Errorf("GET /metrics = %d to %q, want 301 to /quality?version=v1", res.StatusCode, res.Header.Get("Location"))
+	}
 }

@@ -1,19 +1,19 @@
-package learning_test
+package alerts_test
 
 import (
 	"math"
 	"testing"
 	"time"
 
-	"github.com/honehq/hone/internal/learning"
+	"github.com/honehq/hone/internal/alerts"
 )
 
 func TestDailyBudget(t *testing.T) {
-	def := learning.BudgetRules{}
+	def := alerts.BudgetRules{}
 	for _, c := range []struct {
 		name  string
 		score float64
-		rules learning.BudgetRules
+		rules alerts.BudgetRules
 		want  int
 	}{
 		{"no feedback yet", 0, def, 5},
@@ -26,16 +26,16 @@ func TestDailyBudget(t *testing.T) {
 		{"below −1 counts as −1", -7, def, 3},
 		{"above 1 counts as 1", 3, def, 8},
 		{"NaN counts as 0", math.NaN(), def, 5},
-		{"clamped at the max", 1, learning.BudgetRules{Base: 9}, 10},     // 13.5
-		{"clamped at the min", -1, learning.BudgetRules{Base: 1}, 1},     // 0.5 → 1
-		{"a min above the formula", -1, learning.BudgetRules{Min: 4}, 4}, // 2.5 → 3 → 4
-		{"a max below the formula", 1, learning.BudgetRules{Max: 6}, 6},
+		{"clamped at the max", 1, alerts.BudgetRules{Base: 9}, 10},     // 13.5
+		{"clamped at the min", -1, alerts.BudgetRules{Base: 1}, 1},     // 0.5 → 1
+		{"a min above the formula", -1, alerts.BudgetRules{Min: 4}, 4}, // 2.5 → 3 → 4
+		{"a max below the formula", 1, alerts.BudgetRules{Max: 6}, 6},
 	} {
-		if got := learning.DailyBudget(c.score, c.rules); got != c.want {
+		if got := alerts.DailyBudget(c.score, c.rules); got != c.want {
 			t.Errorf("%s: DailyBudget(%v) = %d, want %d", c.name, c.score, got, c.want)
 		}
 	}
-	if got := (learning.BudgetRules{}).WithDefaults().Formula(); got != "clamp(round(5 × (1 + 0.5 × alert_quality_score)), 1, 10)" {
+	if got := (alerts.BudgetRules{}).WithDefaults().Formula(); got != "clamp(round(5 × (1 + 0.5 × alert_quality_score)), 1, 10)" {
 		t.Errorf("the formula reads %q", got)
 	}
 }
@@ -44,11 +44,11 @@ func TestQualityScore(t *testing.T) {
 	now := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
 	grace := 24 * time.Hour
 	at := func(hoursAgo float64) time.Time { return now.Add(-time.Duration(hoursAgo * float64(time.Hour))) }
-	alert := func(hoursAgo float64, reactions ...string) learning.ScoredAlert {
-		return learning.ScoredAlert{SentAt: at(hoursAgo), Reactions: reactions}
+	alert := func(hoursAgo float64, reactions ...string) alerts.ScoredAlert {
+		return alerts.ScoredAlert{SentAt: at(hoursAgo), Reactions: reactions}
 	}
-	many := func(n int, a learning.ScoredAlert) []learning.ScoredAlert {
-		out := make([]learning.ScoredAlert, n)
+	many := func(n int, a alerts.ScoredAlert) []alerts.ScoredAlert {
+		out := make([]alerts.ScoredAlert, n)
 		for i := range out {
 			out[i] = a
 			out[i].SentAt = a.SentAt.Add(-time.Duration(i) * time.Minute)
@@ -57,24 +57,24 @@ func TestQualityScore(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name   string
-		alerts []learning.ScoredAlert
+		alerts []alerts.ScoredAlert
 		score  float64
 		n      int
 	}{
 		{"none", nil, 0, 0},
-		{"one 👍", []learning.ScoredAlert{alert(1, "up")}, 1, 1},
-		{"one ack", []learning.ScoredAlert{alert(1, "ack")}, 0.5, 1},
-		{"one 👎", []learning.ScoredAlert{alert(1, "down")}, -1, 1},
-		{"unanswered within the grace period does not count", []learning.ScoredAlert{alert(23.9), alert(30, "up")}, 1, 1},
-		{"unanswered exactly at the end of the grace period counts as 0", []learning.ScoredAlert{alert(24), alert(30, "up")}, 0.5, 2},
-		{"ignored past the grace period counts as 0", []learning.ScoredAlert{alert(48), alert(49)}, 0, 2},
-		{"two testers: the mean of their reactions", []learning.ScoredAlert{alert(1, "up", "down")}, 0, 1},
-		{"unknown reactions are skipped", []learning.ScoredAlert{alert(1, "meh", "up")}, 1, 1},
-		{"mixed", []learning.ScoredAlert{alert(1, "up"), alert(2, "ack"), alert(3, "down"), alert(50)}, 0.125, 4},
+		{"one 👍", []alerts.ScoredAlert{alert(1, "up")}, 1, 1},
+		{"one ack", []alerts.ScoredAlert{alert(1, "ack")}, 0.5, 1},
+		{"one 👎", []alerts.ScoredAlert{alert(1, "down")}, -1, 1},
+		{"unanswered within the grace period does not count", []alerts.ScoredAlert{alert(23.9), alert(30, "up")}, 1, 1},
+		{"unanswered exactly at the end of the grace period counts as 0", []alerts.ScoredAlert{alert(24), alert(30, "up")}, 0.5, 2},
+		{"ignored past the grace period counts as 0", []alerts.ScoredAlert{alert(48), alert(49)}, 0, 2},
+		{"two testers: the mean of their reactions", []alerts.ScoredAlert{alert(1, "up", "down")}, 0, 1},
+		{"unknown reactions are skipped", []alerts.ScoredAlert{alert(1, "meh", "up")}, 1, 1},
+		{"mixed", []alerts.ScoredAlert{alert(1, "up"), alert(2, "ack"), alert(3, "down"), alert(50)}, 0.125, 4},
 		{"only the latest 20 count", append(many(20, alert(1, "up")), many(5, alert(40, "down"))...), 1, 20},
 		{"the 21st latest drops out", append(many(19, alert(1, "up")), many(2, alert(40, "down"))...), 0.9, 20},
 	} {
-		score, n := learning.QualityScore(c.alerts, now, grace, 20)
+		score, n := alerts.QualityScore(c.alerts, now, grace, 20)
 		if math.Abs(score-c.score) > 1e-9 || n != c.n {
 			t.Errorf("%s: score %v over %d, want %v over %d", c.name, score, n, c.score, c.n)
 		}
@@ -84,13 +84,13 @@ func TestQualityScore(t *testing.T) {
 func TestRetryAtAndPauses(t *testing.T) {
 	now := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
 	times := []time.Time{now.Add(-time.Hour), now.Add(-2 * time.Hour), now.Add(-5 * time.Hour)}
-	if _, spent := learning.RetryAt(times, 4); spent {
+	if _, spent := alerts.RetryAt(times, 4); spent {
 		t.Errorf("3 alerts spent a budget of 4")
 	}
-	if at, spent := learning.RetryAt(times, 3); !spent || !at.Equal(now.Add(19*time.Hour)) {
+	if at, spent := alerts.RetryAt(times, 3); !spent || !at.Equal(now.Add(19*time.Hour)) {
 		t.Errorf("RetryAt with a budget of 3 = %v %v, want in 19 hours", at, spent)
 	}
-	if at, spent := learning.RetryAt(times, 1); !spent || !at.Equal(now.Add(23*time.Hour)) {
+	if at, spent := alerts.RetryAt(times, 1); !spent || !at.Equal(now.Add(23*time.Hour)) {
 		t.Errorf("RetryAt with a budget of 1 = %v %v, want in 23 hours", at, spent)
 	}
 	for _, c := range []struct {
@@ -104,11 +104,11 @@ func TestRetryAtAndPauses(t *testing.T) {
 		{[]string{"up", "down", "down", "down"}, false},
 		{nil, false},
 	} {
-		if got := learning.ConsistentlyNegative(c.latest, 3); got != c.want {
+		if got := alerts.ConsistentlyNegative(c.latest, 3); got != c.want {
 			t.Errorf("ConsistentlyNegative(%v) = %v", c.latest, got)
 		}
 	}
-	if !learning.Expired(now.Add(-24*time.Hour), now, 24*time.Hour) || learning.Expired(now.Add(-24*time.Hour+time.Microsecond), now, 24*time.Hour) {
+	if !alerts.Expired(now.Add(-24*time.Hour), now, 24*time.Hour) || alerts.Expired(now.Add(-24*time.Hour+time.Microsecond), now, 24*time.Hour) {
 		t.Errorf("the grace period ends exactly 24 hours after the alert")
 	}
 }

@@ -7,15 +7,23 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/honehq/hone/internal/learning"
+	"github.com/honehq/hone/internal/alerts"
 )
 
-func (ls *LearningStore) alertColumns() string {
-	return `a.id, a.conversation_id, a.type, a.text, a.tester_id, a.within_budget, ` + ls.db.timeText("a.sent_at")
+// AlertStore keeps the proactive alerts of the reach-out budget.
+type AlertStore struct{ db *DB }
+
+// Alerts returns the alerts capability's store.
+func (db *DB) Alerts() *AlertStore { return &AlertStore{db} }
+
+var _ alerts.Store = (*AlertStore)(nil)
+
+func (as *AlertStore) alertColumns() string {
+	return `a.id, a.conversation_id, a.type, a.text, a.tester_id, a.within_budget, ` + as.db.timeText("a.sent_at")
 }
 
-func scanAlert(row scanner) (*learning.Alert, error) {
-	var a learning.Alert
+func scanAlert(row scanner) (*alerts.Alert, error) {
+	var a alerts.Alert
 	var sent rawTime
 	if err := row.Scan(&a.ID, &a.ConversationID, &a.Type, &a.Text, &a.TesterID, &a.WithinBudget, &sent); err != nil {
 		return nil, err
@@ -26,10 +34,10 @@ func scanAlert(row scanner) (*learning.Alert, error) {
 }
 
 // AddAlert stores a sent alert, or returns the one with its id.
-func (ls *LearningStore) AddAlert(ctx context.Context, a *learning.Alert) (*learning.Alert, error) {
-	ctx, cancel := ls.db.limit(ctx)
+func (as *AlertStore) AddAlert(ctx context.Context, a *alerts.Alert) (*alerts.Alert, error) {
+	ctx, cancel := as.db.limit(ctx)
 	defer cancel()
-	err := ls.db.update(ctx, func(tx *Tx) error {
+	err := as.db.update(ctx, func(tx *Tx) error {
 		_, err := tx.exec(ctx, `INSERT INTO alerts (id, conversation_id, type, text, tester_id, within_budget, sent_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 			a.ID, a.ConversationID, a.Type, a.Text, a.TesterID, a.WithinBudget, a.SentAt.UTC())
@@ -41,23 +49,23 @@ func (ls *LearningStore) AddAlert(ctx context.Context, a *learning.Alert) (*lear
 	if err != nil {
 		return nil, err
 	}
-	return ls.Alert(ctx, a.ID)
+	return as.Alert(ctx, a.ID)
 }
 
 // Alert returns an alert with its reactions.
-func (ls *LearningStore) Alert(ctx context.Context, id string) (*learning.Alert, error) {
-	ctx, cancel := ls.db.limit(ctx)
+func (as *AlertStore) Alert(ctx context.Context, id string) (*alerts.Alert, error) {
+	ctx, cancel := as.db.limit(ctx)
 	defer cancel()
-	a, err := scanAlert(ls.db.queryRow(ctx, `SELECT `+ls.alertColumns()+` FROM alerts a WHERE a.id = ?`, id))
+	a, err := scanAlert(as.db.queryRow(ctx, `SELECT `+as.alertColumns()+` FROM alerts a WHERE a.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("alert", id)
 	} else if err != nil {
 		return nil, dbError(fmt.Errorf("find alert %q: %w", id, err))
 	}
-	rows, err := ls.db.query(ctx, `SELECT alert_id, tester_id, reaction, `+ls.db.timeText("reacted_at")+`
+	rows, err := as.db.query(ctx, `SELECT alert_id, tester_id, reaction, `+as.db.timeText("reacted_at")+`
 		FROM alert_reactions WHERE alert_id = ? ORDER BY reacted_at, tester_id`, id)
-	a.Reactions, err = collect(rows, err, "alert reactions", func(row scanner) (*learning.AlertReaction, error) {
-		var r learning.AlertReaction
+	a.Reactions, err = collect(rows, err, "alert reactions", func(row scanner) (*alerts.AlertReaction, error) {
+		var r alerts.AlertReaction
 		var at rawTime
 		if err := row.Scan(&r.AlertID, &r.TesterID, &r.Reaction, &at); err != nil {
 			return nil, err
@@ -70,10 +78,10 @@ func (ls *LearningStore) Alert(ctx context.Context, id string) (*learning.Alert,
 }
 
 // LatestAlert returns the conversation's latest alert.
-func (ls *LearningStore) LatestAlert(ctx context.Context, conversationID string) (*learning.Alert, error) {
-	ctx, cancel := ls.db.limit(ctx)
+func (as *AlertStore) LatestAlert(ctx context.Context, conversationID string) (*alerts.Alert, error) {
+	ctx, cancel := as.db.limit(ctx)
 	defer cancel()
-	a, err := scanAlert(ls.db.queryRow(ctx, `SELECT `+ls.alertColumns()+` FROM alerts a
+	a, err := scanAlert(as.db.queryRow(ctx, `SELECT `+as.alertColumns()+` FROM alerts a
 		WHERE a.conversation_id = ? ORDER BY a.sent_at DESC, a.id DESC LIMIT 1`, conversationID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("alert of conversation", conversationID)
@@ -85,14 +93,14 @@ func (ls *LearningStore) LatestAlert(ctx context.Context, conversationID string)
 
 // ScoredAlerts returns, newest first, up to limit of the conversation's
 // alerts that count in its score, with their reactions.
-func (ls *LearningStore) ScoredAlerts(ctx context.Context, conversationID string, expired time.Time, limit int) ([]learning.ScoredAlert, error) {
-	ctx, cancel := ls.db.limit(ctx)
+func (as *AlertStore) ScoredAlerts(ctx context.Context, conversationID string, expired time.Time, limit int) ([]alerts.ScoredAlert, error) {
+	ctx, cancel := as.db.limit(ctx)
 	defer cancel()
-	rows, err := ls.db.query(ctx, `SELECT a.id, `+ls.db.timeText("a.sent_at")+` FROM alerts a
+	rows, err := as.db.query(ctx, `SELECT a.id, `+as.db.timeText("a.sent_at")+` FROM alerts a
 		WHERE a.conversation_id = ? AND (a.sent_at <= ? OR EXISTS (SELECT 1 FROM alert_reactions r WHERE r.alert_id = a.id))
 		ORDER BY a.sent_at DESC, a.id DESC LIMIT ?`, conversationID, expired.UTC(), limit)
-	alerts, err := collect(rows, err, "scored alerts", func(row scanner) (learning.ScoredAlert, error) {
-		var a learning.ScoredAlert
+	alerts, err := collect(rows, err, "scored alerts", func(row scanner) (alerts.ScoredAlert, error) {
+		var a alerts.ScoredAlert
 		var at rawTime
 		if err := row.Scan(&a.ID, &at); err != nil {
 			return a, err
@@ -109,7 +117,7 @@ func (ls *LearningStore) ScoredAlerts(ctx context.Context, conversationID string
 	for i, a := range alerts {
 		ids[i], at[a.ID] = a.ID, i
 	}
-	rows, err = ls.db.query(ctx, `SELECT alert_id, reaction FROM alert_reactions WHERE alert_id IN (`+placeholders(len(ids))+`)`,
+	rows, err = as.db.query(ctx, `SELECT alert_id, reaction FROM alert_reactions WHERE alert_id IN (`+placeholders(len(ids))+`)`,
 		anySlice(ids)...)
 	if _, err := collect(rows, err, "alert reactions", func(row scanner) (struct{}, error) {
 		var id, reaction string
@@ -126,15 +134,15 @@ func (ls *LearningStore) ScoredAlerts(ctx context.Context, conversationID string
 
 // SentSince counts the conversation's alerts sent after since, and returns
 // the newest limit send times.
-func (ls *LearningStore) SentSince(ctx context.Context, conversationID string, since time.Time, limit int) (int, []time.Time, error) {
-	ctx, cancel := ls.db.limit(ctx)
+func (as *AlertStore) SentSince(ctx context.Context, conversationID string, since time.Time, limit int) (int, []time.Time, error) {
+	ctx, cancel := as.db.limit(ctx)
 	defer cancel()
 	var n int
-	if err := ls.db.queryRow(ctx, `SELECT COUNT(*) FROM alerts WHERE conversation_id = ? AND sent_at > ?`,
+	if err := as.db.queryRow(ctx, `SELECT COUNT(*) FROM alerts WHERE conversation_id = ? AND sent_at > ?`,
 		conversationID, since.UTC()).Scan(&n); err != nil {
 		return 0, nil, dbError(fmt.Errorf("count alerts: %w", err))
 	}
-	rows, err := ls.db.query(ctx, `SELECT `+ls.db.timeText("sent_at")+` FROM alerts WHERE conversation_id = ? AND sent_at > ?
+	rows, err := as.db.query(ctx, `SELECT `+as.db.timeText("sent_at")+` FROM alerts WHERE conversation_id = ? AND sent_at > ?
 		ORDER BY sent_at DESC LIMIT ?`, conversationID, since.UTC(), limit)
 	times, err := collect(rows, err, "alert times", func(row scanner) (time.Time, error) {
 		var at rawTime
@@ -147,10 +155,10 @@ func (ls *LearningStore) SentSince(ctx context.Context, conversationID string, s
 }
 
 // React stores a tester's reaction to an alert, replacing theirs.
-func (ls *LearningStore) React(ctx context.Context, r *learning.AlertReaction) error {
-	ctx, cancel := ls.db.limit(ctx)
+func (as *AlertStore) React(ctx context.Context, r *alerts.AlertReaction) error {
+	ctx, cancel := as.db.limit(ctx)
 	defer cancel()
-	return ls.db.update(ctx, func(tx *Tx) error {
+	return as.db.update(ctx, func(tx *Tx) error {
 		res, err := tx.exec(ctx, `INSERT INTO alert_reactions (alert_id, tester_id, type, reaction, reacted_at)
 			SELECT id, ?, type, ?, ? FROM alerts WHERE id = ?
 			ON CONFLICT (alert_id, tester_id) DO UPDATE SET reaction = excluded.reaction, reacted_at = excluded.reacted_at`,
@@ -167,10 +175,10 @@ func (ls *LearningStore) React(ctx context.Context, r *learning.AlertReaction) e
 
 // TypeReactions returns the latest reactions to the type's alerts after a
 // time, newest first.
-func (ls *LearningStore) TypeReactions(ctx context.Context, typ string, since time.Time, limit int) ([]string, error) {
-	ctx, cancel := ls.db.limit(ctx)
+func (as *AlertStore) TypeReactions(ctx context.Context, typ string, since time.Time, limit int) ([]string, error) {
+	ctx, cancel := as.db.limit(ctx)
 	defer cancel()
-	rows, err := ls.db.query(ctx, `SELECT reaction FROM alert_reactions WHERE type = ? AND reacted_at > ?
+	rows, err := as.db.query(ctx, `SELECT reaction FROM alert_reactions WHERE type = ? AND reacted_at > ?
 		ORDER BY reacted_at DESC, alert_id DESC, tester_id DESC LIMIT ?`, typ, since.UTC(), limit)
 	return collect(rows, err, "alert reactions", func(row scanner) (string, error) {
 		var s string
@@ -191,13 +199,13 @@ const typeQuery = `WITH names AS (SELECT DISTINCT type FROM alerts UNION SELECT 
 	FROM names n LEFT JOIN sent s ON s.type = n.type LEFT JOIN reacted r ON r.type = n.type
 	LEFT JOIN alert_types t ON t.type = n.type`
 
-func (ls *LearningStore) alertTypes(ctx context.Context, where string, args ...any) ([]*learning.AlertType, error) {
-	ctx, cancel := ls.db.limit(ctx)
+func (as *AlertStore) alertTypes(ctx context.Context, where string, args ...any) ([]*alerts.AlertType, error) {
+	ctx, cancel := as.db.limit(ctx)
 	defer cancel()
-	q := fmt.Sprintf(typeQuery, ls.db.timeText("t.paused_at"), ls.db.timeText("t.enabled_at"))
-	rows, err := ls.db.query(ctx, q+where+` ORDER BY n.type`, args...)
-	return collect(rows, err, "alert types", func(row scanner) (*learning.AlertType, error) {
-		var t learning.AlertType
+	q := fmt.Sprintf(typeQuery, as.db.timeText("t.paused_at"), as.db.timeText("t.enabled_at"))
+	rows, err := as.db.query(ctx, q+where+` ORDER BY n.type`, args...)
+	return collect(rows, err, "alert types", func(row scanner) (*alerts.AlertType, error) {
+		var t alerts.AlertType
 		var paused, enabled rawTime
 		if err := row.Scan(&t.Type, &t.Sent, &t.Up, &t.Ack, &t.Down, &t.Paused, &t.Reason, &paused, &enabled); err != nil {
 			return nil, err
@@ -223,27 +231,27 @@ func (ls *LearningStore) alertTypes(ctx context.Context, where string, args ...a
 }
 
 // AlertType returns a type's state and counts.
-func (ls *LearningStore) AlertType(ctx context.Context, typ string) (*learning.AlertType, error) {
-	list, err := ls.alertTypes(ctx, ` WHERE n.type = ?`, typ)
+func (as *AlertStore) AlertType(ctx context.Context, typ string) (*alerts.AlertType, error) {
+	list, err := as.alertTypes(ctx, ` WHERE n.type = ?`, typ)
 	if err != nil {
 		return nil, err
 	}
 	if len(list) == 0 {
-		return &learning.AlertType{Type: typ}, nil
+		return &alerts.AlertType{Type: typ}, nil
 	}
 	return list[0], nil
 }
 
 // AlertTypes lists every type that was sent or paused.
-func (ls *LearningStore) AlertTypes(ctx context.Context) ([]*learning.AlertType, error) {
-	return ls.alertTypes(ctx, "")
+func (as *AlertStore) AlertTypes(ctx context.Context) ([]*alerts.AlertType, error) {
+	return as.alertTypes(ctx, "")
 }
 
 // PauseType pauses a type, unless it is paused.
-func (ls *LearningStore) PauseType(ctx context.Context, typ, reason string, at time.Time) error {
-	ctx, cancel := ls.db.limit(ctx)
+func (as *AlertStore) PauseType(ctx context.Context, typ, reason string, at time.Time) error {
+	ctx, cancel := as.db.limit(ctx)
 	defer cancel()
-	return ls.db.update(ctx, func(tx *Tx) error {
+	return as.db.update(ctx, func(tx *Tx) error {
 		_, err := tx.exec(ctx, `INSERT INTO alert_types (type, paused, reason, paused_at) VALUES (?, TRUE, ?, ?)
 			ON CONFLICT (type) DO UPDATE SET paused = TRUE, reason = excluded.reason, paused_at = excluded.paused_at
 			WHERE alert_types.paused = FALSE`, typ, reason, at.UTC())
@@ -255,10 +263,10 @@ func (ls *LearningStore) PauseType(ctx context.Context, typ, reason string, at t
 }
 
 // EnableType ends a type's pause.
-func (ls *LearningStore) EnableType(ctx context.Context, typ string, at time.Time) error {
-	ctx, cancel := ls.db.limit(ctx)
+func (as *AlertStore) EnableType(ctx context.Context, typ string, at time.Time) error {
+	ctx, cancel := as.db.limit(ctx)
 	defer cancel()
-	return ls.db.update(ctx, func(tx *Tx) error {
+	return as.db.update(ctx, func(tx *Tx) error {
 		_, err := tx.exec(ctx, `INSERT INTO alert_types (type, paused, enabled_at) VALUES (?, FALSE, ?)
 			ON CONFLICT (type) DO UPDATE SET paused = FALSE, reason = '', paused_at = NULL, enabled_at = excluded.enabled_at`,
 			typ, at.UTC())

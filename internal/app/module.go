@@ -1,0 +1,70 @@
+package app
+
+import (
+	"log/slog"
+
+	"github.com/honehq/hone/internal/auth"
+	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/chat"
+	"github.com/honehq/hone/internal/config"
+	"github.com/honehq/hone/internal/llm"
+	"github.com/honehq/hone/internal/server"
+	"github.com/honehq/hone/internal/storage"
+	"github.com/honehq/hone/internal/web"
+)
+
+// Module is one capability of hone, added in one place: Open builds its
+// service over the Core every capability shares and registers its chat
+// commands, and the Parts it returns give the faces its routes, its pages'
+// links and its background work. Env documents the settings it reads. A new
+// capability is a Module in the list of modules.go, its own files beside it
+// (its domain package, its store and migrations, its API and web files), and
+// nothing else.
+type Module struct {
+	// Name names the capability in logs and errors.
+	Name string
+	// Env lists the environment variables the module reads, with what they
+	// set, for the help text.
+	Env [][2]string
+	// Open builds the capability over c; a setting that cannot work is its
+	// error, and hone does not start.
+	Open func(c *Core) (*Parts, error)
+}
+
+// Parts are what an open capability adds to hone.
+type Parts struct {
+	// API are its JSON API routes, relative to /api/v1.
+	API []server.Route
+	// Web are its pages' routes.
+	Web []server.Route
+	// Nav are its links in the pages' top navigation.
+	Nav []web.NavItem
+	// Jobs are its background work, run while hone serves.
+	Jobs []Job
+}
+
+// Job is background work that runs while hone serves.
+type Job struct {
+	Name  string
+	Start func()
+	Stop  func()
+}
+
+// Core is what every capability shares: the settings, the database, the
+// chat router, the turn recorder, the LLM, sign-in and the web UI its pages
+// render with.
+type Core struct {
+	Config config.Config
+	Log    *slog.Logger
+	DB     *storage.DB
+	Chat   *chat.Router
+	Turns  *capture.Recorder
+	// LLM is nil when no LLM is configured; LLMError then says why.
+	LLM      *llm.Client
+	LLMError error
+	Auth     *auth.Auth
+	Links    *auth.Links
+	UI       *web.UI
+	// Getenv reads a setting of the environment (os.Getenv, or a test's).
+	Getenv func(string) string
+}
