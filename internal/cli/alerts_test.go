@@ -62,7 +62,7 @@ func TestAlertsStatusAndEnable(t *testing.T) {
 			t.Errorf("the status of a paused type:\n%s", out)
 		}
 		var js struct {
-			Formula string                `json:"formula"`
+			Formula string              `json:"formula"`
 			Types   []*alerts.AlertType `json:"types"`
 			Permit  *alerts.Permit      `json:"permit"`
 		}
