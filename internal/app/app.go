@@ -62,6 +62,8 @@ type App struct {
 	prompts []*playground.Prompt
 	// jobs are the background work hone runs while it serves.
 	jobs []Job
+	// extraFaces are the faces capabilities add.
+	extraFaces []Face
 	// hosts are the hosts hone answers to without an API token; nil with one.
 	hosts  *server.Hosts
 	server *http.Server
@@ -156,6 +158,7 @@ func (a *App) openModules() error {
 		a.UI.Extra = append(a.UI.Extra, parts.Web...)
 		nav = slices.Insert(nav, len(nav)-1, parts.Nav...)
 		a.jobs = append(a.jobs, parts.Jobs...)
+		a.extraFaces = append(a.extraFaces, parts.Faces...)
 	}
 	a.UI.Nav = nav
 	return nil
@@ -174,9 +177,26 @@ func (a *App) sessionOf(ctx context.Context, conversationID string) (string, err
 // Handler is everything hone serves over HTTP.
 func (a *App) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(api.Prefix+"/", a.API.Handler())
-	mux.Handle("/", a.UI.Handler())
+	for _, f := range a.faces() {
+		mux.Handle(f.Pattern, f.Handler)
+	}
 	return mux
+}
+
+// Face is one of hone's HTTP faces: what it serves, under a net/http
+// pattern of the one listener.
+type Face struct {
+	Pattern string
+	Handler http.Handler
+}
+
+// faces are hone's HTTP faces: the JSON API, the web UI (everything else),
+// and those capabilities add.
+func (a *App) faces() []Face {
+	return append([]Face{
+		{Pattern: api.Prefix + "/", Handler: a.API.Handler()},
+		{Pattern: "/", Handler: a.UI.Handler()},
+	}, a.extraFaces...)
 }
 
 // Listen starts serving on the configured address (":0" picks a free port)

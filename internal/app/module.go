@@ -41,6 +41,9 @@ type Parts struct {
 	Nav []web.NavItem
 	// Jobs are its background work, run while hone serves.
 	Jobs []Job
+	// Faces are HTTP faces of its own beside the API and the web UI (a
+	// protocol endpoint such as /v1/traces), each under its pattern.
+	Faces []Face
 }
 
 // Job is background work that runs while hone serves.
