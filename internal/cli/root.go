@@ -9,9 +9,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/app"
 	"github.com/honehq/hone/internal/config"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/spf13/cobra"
@@ -100,7 +102,7 @@ Settings come from the environment, and flags override them:
 
 func envHelp() string {
 	var b strings.Builder
-	for _, e := range config.Env {
+	for _, e := range append(slices.Clone(config.Env), app.ModuleEnv()...) {
 		fmt.Fprintf(&b, "  %-20s %s\n", e[0], e[1])
 	}
 	return b.String()
