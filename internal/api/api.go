@@ -18,7 +18,6 @@ import (
 	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
-	"github.com/honehq/hone/internal/suggestions"
 	"github.com/honehq/hone/internal/tuning"
 	"github.com/honehq/hone/internal/workshop"
 )
@@ -42,8 +41,6 @@ type API struct {
 	Workshops *workshop.Service
 	// Learning is the learning loop: ratings, learnings, the prompt.
 	Learning *learning.Service
-	// Suggestions is suggestion tracking: records, statistics, exports.
-	Suggestions *suggestions.Service
 	// Prompts are the prompt files hone serves the chat with, for the
 	// full prompt of GET /prompt; nil or empty when it serves none.
 	Prompts func() []*playground.Prompt

@@ -26,7 +26,7 @@ func (a *API) Routes() []server.Route {
 		{Method: "GET", Path: "/metrics/sessions/{id}", Handler: a.sessionMetrics},
 		{Method: "GET", Path: "/metrics/compare", Handler: a.compareVersions},
 		{Method: "GET", Path: "/metrics/regressions", Handler: a.regressions},
-	}, slices.Concat(a.learningRoutes(), a.suggestionRoutes(), a.workshopRoutes())...)
+	}, slices.Concat(a.learningRoutes(), a.workshopRoutes())...)
 }
 
 // batchTypes are the media types of a batch: a JSON array, or NDJSON.

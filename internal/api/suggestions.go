@@ -14,8 +14,15 @@ import (
 	"github.com/honehq/hone/internal/suggestions"
 )
 
-// suggestionRoutes are suggestion tracking's routes.
-func (a *API) suggestionRoutes() []server.Route {
+// Suggestions serves suggestion tracking's routes: records of what a
+// suggestion model offered and what the user did, their statistics and the
+// training-set exports.
+type Suggestions struct {
+	Suggestions *suggestions.Service
+}
+
+// Routes are suggestion tracking's routes, relative to Prefix.
+func (a Suggestions) Routes() []server.Route {
 	return []server.Route{
 		{Method: "POST", Path: "/suggestions", Handler: a.ingestSuggestions, Accepts: batchTypes},
 		{Method: "GET", Path: "/suggestions", Handler: a.listSuggestions},
@@ -31,7 +38,7 @@ type SuggestionList struct {
 	Records []json.RawMessage `json:"records"`
 }
 
-func (a *API) ingestSuggestions(w http.ResponseWriter, r *http.Request) error {
+func (a Suggestions) ingestSuggestions(w http.ResponseWriter, r *http.Request) error {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		if e := server.ReadError(err); e != nil {
@@ -87,7 +94,7 @@ func suggestionFilter(q url.Values, records bool, own ...string) (suggestions.Fi
 	return f, suggestions.CheckFilter(f)
 }
 
-func (a *API) listSuggestions(w http.ResponseWriter, r *http.Request) error {
+func (a Suggestions) listSuggestions(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f, err := suggestionFilter(q, true, "limit")
 	if err != nil {
@@ -109,7 +116,7 @@ func (a *API) listSuggestions(w http.ResponseWriter, r *http.Request) error {
 	return server.WriteJSON(w, http.StatusOK, out)
 }
 
-func (a *API) suggestionStats(w http.ResponseWriter, r *http.Request) error {
+func (a Suggestions) suggestionStats(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f, err := suggestionFilter(q, false)
 	if err != nil {
@@ -122,7 +129,7 @@ func (a *API) suggestionStats(w http.ResponseWriter, r *http.Request) error {
 	return server.WriteJSON(w, http.StatusOK, st)
 }
 
-func (a *API) exportSuggestions(w http.ResponseWriter, r *http.Request) error {
+func (a Suggestions) exportSuggestions(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f, err := suggestionFilter(q, true, "format", "accepted")
 	if err != nil {
@@ -148,7 +155,7 @@ func (a *API) exportSuggestions(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-func (a *API) forgetSuggestions(w http.ResponseWriter, r *http.Request) error {
+func (a Suggestions) forgetSuggestions(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	for name := range q {
 		if name != "session" && name != "server" {

@@ -877,7 +877,7 @@ func BenchmarkIngestNDJSON(b *testing.B) {
 		b.Fatalf("%d batches failed, the first: %v", n, firstErr.Load())
 	}
 	n := clients * per * batch
-	st, err := a.Suggestions.Stats(ctx, suggestions.Filter{})
+	st, err := suggestions.NewService(a.DB.Suggestions(), suggestions.Options{}).Stats(ctx, suggestions.Filter{})
 	if err != nil || st.Total != int64(n) {
 		b.Fatalf("stats after the benchmark: %d records, want %d (%v)", st.Total, n, err)
 	}

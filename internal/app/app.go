@@ -26,7 +26,6 @@ import (
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/storage"
-	"github.com/honehq/hone/internal/suggestions"
 	"github.com/honehq/hone/internal/tuning"
 	"github.com/honehq/hone/internal/web"
 	"github.com/honehq/hone/internal/workshop"
@@ -52,8 +51,6 @@ type App struct {
 	Workshops *workshop.Service
 	// Learning is the learning loop: ratings, corrections, learnings.
 	Learning *learning.Service
-	// Suggestions is suggestion tracking.
-	Suggestions *suggestions.Service
 	// LLM is the configured LLM client, nil when there is none; LLMError
 	// then says why.
 	LLM      *llm.Client
@@ -118,12 +115,11 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 		Threshold: cfg.Learn.Threshold, CorrectionTimeout: cfg.Learn.CorrectionTimeout, PerTester: cfg.Learn.PerTester,
 		Base: a.basePrompt, Protected: protectedFile(cfg.Learn.Protected)})
 	a.Learning.Register(a.Chat)
-	a.Suggestions = suggestions.NewService(db.Suggestions(), suggestions.Options{Logger: log, HistoryRoot: cfg.SuggestionRoot})
-	a.API = &api.API{Suggestions: a.Suggestions, Turns: a.Turns, Sessions: db.Capture(), Chat: a.Chat, Tuning: a.Tuning, Scoring: a.Scoring,
+	a.API = &api.API{Turns: a.Turns, Sessions: db.Capture(), Chat: a.Chat, Tuning: a.Tuning, Scoring: a.Scoring,
 		LLMCalls: db.LLMCalls(), Workshops: a.Workshops, Learning: a.Learning, Prompts: a.Prompts, Auth: a.Auth,
 		MaxBodyBytes: cfg.MaxBodyBytes, Hosts: a.hosts, Logger: log}
 	if a.UI, err = web.New(&web.UI{Sessions: db.Capture(), Turns: a.Turns, Chat: a.Chat, Tuning: a.Tuning,
-		Scoring: a.Scoring, Workshops: a.Workshops, Learning: a.Learning, Suggestions: a.Suggestions, Auth: a.Auth, Health: db.CheckWrite,
+		Scoring: a.Scoring, Workshops: a.Workshops, Learning: a.Learning, Auth: a.Auth, Health: db.CheckWrite,
 		Hosts: a.hosts, Logger: log}); err != nil {
 		db.Close()
 		return nil, err
@@ -149,6 +145,7 @@ func (a *App) openModules() error {
 	core := &Core{Config: a.Config, Log: a.Log, DB: a.DB, Chat: a.Chat, Turns: a.Turns, LLM: a.LLM, LLMError: a.LLMError,
 		Auth: a.Auth, Links: a.Links, UI: a.UI, Getenv: os.Getenv}
 	nav := slices.Clone(web.DefaultNav)
+	at := slices.IndexFunc(nav, func(n web.NavItem) bool { return n.Path == "/quality" })
 	for _, m := range modules {
 		parts, err := m.Open(core)
 		if err != nil {
@@ -156,7 +153,8 @@ func (a *App) openModules() error {
 		}
 		a.API.Extra = append(a.API.Extra, parts.API...)
 		a.UI.Extra = append(a.UI.Extra, parts.Web...)
-		nav = slices.Insert(nav, len(nav)-1, parts.Nav...)
+		nav = slices.Insert(nav, at, parts.Nav...)
+		at += len(parts.Nav)
 		a.jobs = append(a.jobs, parts.Jobs...)
 		a.extraFaces = append(a.extraFaces, parts.Faces...)
 	}

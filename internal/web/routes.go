@@ -27,7 +27,6 @@ func (u *UI) Routes() []server.Route {
 		{Method: "POST", Path: "/learnings/{id}", Handler: u.editLearning},
 		{Method: "POST", Path: "/learnings/{id}/delete", Handler: u.removeLearning},
 		{Method: "POST", Path: "/learnings/{id}/keep", Handler: u.keepLearning},
-		{Method: "GET", Path: "/suggestions", Handler: u.suggestionsPage},
 		{Method: "GET", Path: "/workshops", Handler: u.listWorkshops},
 		{Method: "POST", Path: "/workshops", Handler: u.createWorkshop},
 		{Method: "GET", Path: "/w/{id}/join/{token}", Handler: u.joinWorkshop, Open: true},

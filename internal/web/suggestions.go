@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/suggestions"
 	"github.com/honehq/hone/suggest"
 )
@@ -50,11 +51,22 @@ func sgReadForm(q url.Values, now time.Time) (sgForm, suggestions.Filter, error)
 	return form, f, suggestions.CheckFilter(f)
 }
 
+// SuggestionPages are suggestion tracking's pages.
+type SuggestionPages struct {
+	UI          *UI
+	Suggestions *suggestions.Service
+}
+
+// Routes are suggestion tracking's page routes.
+func (p SuggestionPages) Routes() []server.Route {
+	return []server.Route{{Method: "GET", Path: "/suggestions", Handler: p.suggestionsPage}}
+}
+
 // suggestionsPage answers the suggestion-tracking spec's questions about
 // the records the filters pick: acceptance, match types, negative signals,
 // charts of acceptance over time, position and time to action, and the
 // outcome by version, model, temperature, context size and tokens.
-func (u *UI) suggestionsPage(w http.ResponseWriter, r *http.Request) error {
+func (p SuggestionPages) suggestionsPage(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	form, f, ferr := sgReadForm(r.URL.Query(), time.Now())
 	data := map[string]any{"Title": "Suggestions", "Form": form}
@@ -64,7 +76,7 @@ func (u *UI) suggestionsPage(w http.ResponseWriter, r *http.Request) error {
 		}
 		// The form stays, with every version to pick from, and says what
 		// to change.
-		all, err := u.Suggestions.Stats(ctx, suggestions.Filter{})
+		all, err := p.Suggestions.Stats(ctx, suggestions.Filter{})
 		if err != nil {
 			return err
 		}
@@ -74,19 +86,19 @@ func (u *UI) suggestionsPage(w http.ResponseWriter, r *http.Request) error {
 		}
 		data["Versions"] = sgVersions(all, picked)
 		data["FilterError"], data["ErrorField"] = hone.ErrorMessage(ferr), hone.ErrorField(ferr)
-		u.Render(w, r, http.StatusBadRequest, "suggestions", data)
+		p.UI.Render(w, r, http.StatusBadRequest, "suggestions", data)
 		return nil
 	}
 	// The versions to pick from are those of the other filters.
 	others := f
 	others.Version = ""
-	base, err := u.Suggestions.Stats(ctx, others)
+	base, err := p.Suggestions.Stats(ctx, others)
 	if err != nil {
 		return err
 	}
 	st := base
 	if f.Version != "" {
-		if st, err = u.Suggestions.Stats(ctx, f); err != nil {
+		if st, err = p.Suggestions.Stats(ctx, f); err != nil {
 			return err
 		}
 	}
@@ -95,7 +107,7 @@ func (u *UI) suggestionsPage(w http.ResponseWriter, r *http.Request) error {
 	if st.Total > 0 {
 		data["View"] = newSgView(st)
 	}
-	u.Render(w, r, http.StatusOK, "suggestions", data)
+	p.UI.Render(w, r, http.StatusOK, "suggestions", data)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/honehq/hone/internal/browsertest"
+	"github.com/honehq/hone/internal/suggestions"
 )
 
 // sbChart is a chart as the browser lays it out.
@@ -58,7 +59,7 @@ func sbTexts(b *browsertest.Browser, sel string) []string {
 func TestBrowserSuggestions(t *testing.T) {
 	eachDB(t, func(t *testing.T, databaseURL string) {
 		e := lnOpen(t, databaseURL, false)
-		sgSeed(t, e.Suggestions)
+		sgSeed(t, suggestions.NewService(e.DB.Suggestions(), suggestions.Options{}))
 		b := browsertest.New(t)
 		b.OnNewDocument(recordAlerts)
 		if status := b.NavigateStatus(e.base + "/learnings"); status != http.StatusOK {

@@ -268,8 +268,8 @@ func TestSuggestionsPage(t *testing.T) {
 			t.Error("the nav of /learnings has no Suggestions link after Learnings")
 		}
 
-		sgSeed(t, e.Suggestions)
-		st, err := e.Suggestions.Stats(context.Background(), suggestions.Filter{})
+		sgSeed(t, suggestions.NewService(e.DB.Suggestions(), suggestions.Options{}))
+		st, err := suggestions.NewService(e.DB.Suggestions(), suggestions.Options{}).Stats(context.Background(), suggestions.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -549,7 +549,7 @@ func TestSuggestionsPageManyPositions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if res, err := e.Suggestions.Ingest(context.Background(), &b, "application/x-ndjson"); err != nil || res.Accepted != 4 {
+	if res, err := suggestions.NewService(e.DB.Suggestions(), suggestions.Options{}).Ingest(context.Background(), &b, "application/x-ndjson"); err != nil || res.Accepted != 4 {
 		t.Fatalf("ingest %+v %v", res, err)
 	}
 	c := e.client()

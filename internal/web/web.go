@@ -28,7 +28,6 @@ import (
 	"github.com/honehq/hone/internal/learning"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
-	"github.com/honehq/hone/internal/suggestions"
 	"github.com/honehq/hone/internal/tuning"
 	"github.com/honehq/hone/internal/workshop"
 )
@@ -48,9 +47,7 @@ type UI struct {
 	// Learning is the learning loop: the chat's learned prompt section and
 	// the /learnings page.
 	Learning *learning.Service
-	// Suggestions is suggestion tracking, for the /suggestions page.
-	Suggestions *suggestions.Service
-	Auth        *auth.Auth
+	Auth     *auth.Auth
 	// Health checks that the database takes writes, for /healthz.
 	Health func(ctx context.Context) error
 	// Hosts, when not nil, are the only hosts the pages answer to.
@@ -76,7 +73,7 @@ type NavItem struct {
 
 // DefaultNav are the navigation links of the pages every hone has.
 var DefaultNav = []NavItem{{"Sessions", "/"}, {"Workshops", "/workshops"}, {"Learnings", "/learnings"},
-	{"Suggestions", "/suggestions"}, {"Quality", "/quality"}, {"Chat", "/chat"}}
+	{"Quality", "/quality"}, {"Chat", "/chat"}}
 
 // layouts are the templates every page is parsed with; every other file of
 // templates/ is a page, named after it.
