@@ -3,6 +3,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/storage"
+	"github.com/honehq/hone/internal/telemetry"
 	"github.com/honehq/hone/internal/tuning"
 	"github.com/honehq/hone/internal/web"
 	"github.com/honehq/hone/internal/workshop"
@@ -55,6 +57,8 @@ type App struct {
 	// then says why.
 	LLM      *llm.Client
 	LLMError error
+	// Telemetry are the metrics served to Prometheus at /metrics.
+	Telemetry *telemetry.Metrics
 
 	prompts []*playground.Prompt
 	// jobs are the background work hone runs while it serves.
@@ -71,6 +75,11 @@ type App struct {
 // Open connects to and migrates the database and builds every part of hone,
 // without listening yet.
 func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error) {
+	return open(ctx, cfg, log, telemetry.New())
+}
+
+// open is Open keeping its metrics in m; nil keeps none.
+func open(ctx context.Context, cfg config.Config, log *slog.Logger, m *telemetry.Metrics) (*App, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -91,18 +100,21 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 	if cfg.DBTimeout > 0 {
 		db.Timeout = cfg.DBTimeout
 	}
+	if m != nil {
+		db.Meter = m
+	}
 	if err := db.Migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
-	a := &App{Config: cfg, Log: log, DB: db}
+	a := &App{Config: cfg, Log: log, DB: db, Telemetry: m}
 	a.Auth = auth.New(db.Auth(), auth.Options{Token: cfg.APIToken, LinkTTL: cfg.LinkTTL, SecureCookies: cfg.PublicHTTPS(), Log: log})
 	a.Links = a.Auth.NewLinks(cfg.PublicURL)
 	if cfg.APIToken == "" {
 		a.hosts = server.NewHosts(publicHost(cfg.PublicURL))
 	}
 	a.Scoring = scoring.New(db.Scoring(), db.Capture(), set)
-	a.Turns = capture.NewRecorder(db.Capture(), a.Scoring)
+	a.Turns = capture.NewRecorder(db.Capture(), a.Scoring).Counting(m, "api", "batch")
 	a.Chat = chat.NewRouter(log, a.sessionOf)
 	a.Tuning = tuning.NewService(db.Capture(), db.Tuning(), tuning.Options{Logger: log, MessageLimit: cfg.MessageLimit,
 		Links: a.Links, AppName: cfg.AppName})
@@ -118,7 +130,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 	a.API = &api.API{Turns: a.Turns, Sessions: db.Capture(), Chat: a.Chat, Tuning: a.Tuning, Scoring: a.Scoring,
 		LLMCalls: db.LLMCalls(), Workshops: a.Workshops, Learning: a.Learning, Prompts: a.Prompts, Auth: a.Auth,
 		MaxBodyBytes: cfg.MaxBodyBytes, Hosts: a.hosts, Logger: log}
-	if a.UI, err = web.New(&web.UI{Sessions: db.Capture(), Turns: a.Turns, Chat: a.Chat, Tuning: a.Tuning,
+	if a.UI, err = web.New(&web.UI{Sessions: db.Capture(), Turns: a.Turns.Counting(m, "chat", "chat"), Chat: a.Chat, Tuning: a.Tuning,
 		Scoring: a.Scoring, Workshops: a.Workshops, Learning: a.Learning, Auth: a.Auth, Health: db.CheckWrite,
 		Hosts: a.hosts, Logger: log}); err != nil {
 		db.Close()
@@ -136,14 +148,27 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 		db.Close()
 		return nil, err
 	}
+	a.watch()
 	return a, nil
+}
+
+// watch adds to the metrics what is read when Prometheus scrapes them: the
+// background runs and the SQLite writer's queue.
+func (a *App) watch() {
+	if a.Telemetry == nil {
+		return
+	}
+	a.Telemetry.WatchJobs(a.DB.BackgroundRuns, a.Log)
+	if a.DB.Dialect() == storage.SQLite {
+		a.Telemetry.WatchWriterQueue(a.DB.WriterQueue)
+	}
 }
 
 // openModules opens every module over the core and adds what each gives to
 // the faces, the navigation and the background work.
 func (a *App) openModules() error {
 	core := &Core{Config: a.Config, Log: a.Log, DB: a.DB, Chat: a.Chat, Turns: a.Turns, LLM: a.LLM, LLMError: a.LLMError,
-		Auth: a.Auth, Links: a.Links, UI: a.UI, Getenv: os.Getenv}
+		Auth: a.Auth, Links: a.Links, UI: a.UI, Telemetry: a.Telemetry, Getenv: os.Getenv}
 	nav := slices.Clone(web.DefaultNav)
 	at := slices.IndexFunc(nav, func(n web.NavItem) bool { return n.Path == "/quality" })
 	for _, m := range modules {
@@ -172,11 +197,16 @@ func (a *App) sessionOf(ctx context.Context, conversationID string) (string, err
 	return s.ID, nil
 }
 
-// Handler is everything hone serves over HTTP.
+// Handler is everything hone serves over HTTP, each face's requests
+// counted in the metrics.
 func (a *App) Handler() http.Handler {
 	mux := http.NewServeMux()
+	var meter server.RequestMeter
+	if a.Telemetry != nil {
+		meter = a.Telemetry
+	}
 	for _, f := range a.faces() {
-		mux.Handle(f.Pattern, f.Handler)
+		mux.Handle(f.Pattern, server.Measure(cmp.Or(f.Name, f.Pattern), meter, f.Handler))
 	}
 	return mux
 }
@@ -184,17 +214,22 @@ func (a *App) Handler() http.Handler {
 // Face is one of hone's HTTP faces: what it serves, under a net/http
 // pattern of the one listener.
 type Face struct {
+	// Name names the face in the metrics ("api"); "" means its Pattern.
+	Name    string
 	Pattern string
 	Handler http.Handler
 }
 
-// faces are hone's HTTP faces: the JSON API, the web UI (everything else),
-// and those capabilities add.
+// faces are hone's HTTP faces: the JSON API, the Prometheus metrics, the
+// web UI (everything else), and those capabilities add.
 func (a *App) faces() []Face {
-	return append([]Face{
-		{Pattern: api.Prefix + "/", Handler: a.API.Handler()},
-		{Pattern: "/", Handler: a.UI.Handler()},
-	}, a.extraFaces...)
+	faces := []Face{{Name: "api", Pattern: api.Prefix + "/", Handler: a.API.Handler()}}
+	if a.Telemetry != nil {
+		faces = append(faces, Face{Name: "metrics", Pattern: telemetry.Path, Handler: a.Telemetry.Handler(telemetry.FaceOptions{
+			Auth: a.Auth, Hosts: a.hosts, Browser: http.HandlerFunc(web.QualityMoved), Log: a.Log})})
+	}
+	faces = append(faces, Face{Name: "web", Pattern: "/", Handler: a.UI.Handler()})
+	return append(faces, a.extraFaces...)
 }
 
 // Listen starts serving on the configured address (":0" picks a free port)

@@ -61,5 +61,7 @@ func (a *App) openLLM() {
 	}
 	if a.LLM, a.LLMError = llm.New(a.Config.LLM, a.DB.LLMCalls()); a.LLMError != nil {
 		a.Log.Warn("the LLM is set up wrongly: the chat, follow-up questions and analyses go without it", "err", hone.ErrorMessage(a.LLMError))
+	} else if a.Telemetry != nil {
+		a.LLM.SetMeter(a.Telemetry)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/storage"
+	"github.com/honehq/hone/internal/telemetry"
 	"github.com/honehq/hone/internal/web"
 )
 
@@ -42,7 +43,8 @@ type Parts struct {
 	// Jobs are its background work, run while hone serves.
 	Jobs []Job
 	// Faces are HTTP faces of its own beside the API and the web UI (a
-	// protocol endpoint such as /v1/traces), each under its pattern.
+	// protocol endpoint such as /v1/traces), each under its pattern, their
+	// requests counted in the metrics under their Name.
 	Faces []Face
 }
 
@@ -54,8 +56,8 @@ type Job struct {
 }
 
 // Core is what every capability shares: the settings, the database, the
-// chat router, the turn recorder, the LLM, sign-in and the web UI its pages
-// render with.
+// chat router, the turn recorder, the LLM, sign-in, the web UI its pages
+// render with, and the metrics it counts in.
 type Core struct {
 	Config config.Config
 	Log    *slog.Logger
@@ -68,6 +70,12 @@ type Core struct {
 	Auth     *auth.Auth
 	Links    *auth.Links
 	UI       *web.UI
+	// Telemetry are the metrics Prometheus reads at /metrics; a capability
+	// counts in them through its methods (the score capability's judgments
+	// with ScoresRecorded, its domain package taking it as an interface of
+	// its own) and adds metrics of its own with Register. Nil counts
+	// nothing, and its methods may still be called.
+	Telemetry *telemetry.Metrics
 	// Getenv reads a setting of the environment (os.Getenv, or a test's).
 	Getenv func(string) string
 }

@@ -16,6 +16,40 @@ import (
 type Recorder struct {
 	store    Store
 	measurer Measurer
+	counter  Counter
+	// one and batch are the sources the counter is told of for the turns
+	// of Record and of RecordBatch.
+	one, batch string
+}
+
+// Counter counts the turns Recorders record, for monitoring.
+type Counter interface {
+	// TurnsRecorded is told that n turns from source were recorded; a
+	// replayed turn is not recorded again, and not counted.
+	TurnsRecorded(source string, n int)
+}
+
+// Counting returns a Recorder over the same store that tells c how many
+// turns it records: those of Record as from the source one, those of
+// RecordBatch as from batch.
+func (r *Recorder) Counting(c Counter, one, batch string) *Recorder {
+	return &Recorder{store: r.store, measurer: r.measurer, counter: c, one: one, batch: batch}
+}
+
+// count tells the counter of the turns results recorded, as from source.
+func (r *Recorder) count(source string, results []TurnResult) {
+	if r.counter == nil {
+		return
+	}
+	n := 0
+	for _, res := range results {
+		if res.Turn != nil && res.Err == nil && !res.Replayed {
+			n++
+		}
+	}
+	if n > 0 {
+		r.counter.TurnsRecorded(source, n)
+	}
 }
 
 // NewRecorder returns a Recorder writing to store; measurer, when not nil,
@@ -32,10 +66,11 @@ func (r *Recorder) Store() Store { return r.store }
 // the same content returns the first recording with replayed set; with other
 // content it is an ECONFLICT error.
 func (r *Recorder) Record(ctx context.Context, in TurnInput, key string) (t *Turn, replayed bool, err error) {
-	res, err := r.RecordBatch(ctx, []TurnInput{in}, key)
+	res, err := r.recordBatch(ctx, []TurnInput{in}, key)
 	if err != nil {
 		return nil, false, err
 	}
+	r.count(r.one, res)
 	return res[0].Turn, res[0].Replayed, res[0].Err
 }
 
@@ -45,6 +80,14 @@ func (r *Recorder) Record(ctx context.Context, in TurnInput, key string) (t *Tur
 // idempotency key: input i is recorded under key:i. The error is for a
 // failure of the whole write, when nothing was recorded.
 func (r *Recorder) RecordBatch(ctx context.Context, ins []TurnInput, key string) ([]TurnResult, error) {
+	res, err := r.recordBatch(ctx, ins, key)
+	if err == nil {
+		r.count(r.batch, res)
+	}
+	return res, err
+}
+
+func (r *Recorder) recordBatch(ctx context.Context, ins []TurnInput, key string) ([]TurnResult, error) {
 	out := make([]TurnResult, len(ins))
 	recs := make([]TurnRecord, 0, len(ins))
 	at := make([]int, 0, len(ins))

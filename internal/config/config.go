@@ -29,8 +29,8 @@ type Config struct {
 	DataDir string
 	// DatabaseURL is a postgres:// URL; empty means SQLite in DataDir.
 	DatabaseURL string
-	// APIToken, when set, is required as a Bearer token on /api/v1, and
-	// signing in with it on every page of the web UI.
+	// APIToken, when set, is required as a Bearer token on /api/v1 and
+	// /metrics, and signing in with it on every page of the web UI.
 	APIToken string
 	// NoAuth lets hone serve a non-loopback address without an APIToken.
 	NoAuth bool
@@ -101,7 +101,7 @@ var Env = [][2]string{
 	{"HONE_ADDR", "address to listen on (default " + DefaultAddr + ")"},
 	{"HONE_DATA_DIR", "directory of the SQLite file hone.db (default: the working directory)"},
 	{"HONE_DATABASE_URL", "postgres://… URL to use PostgreSQL instead of SQLite"},
-	{"HONE_API_TOKEN", "when set: Bearer token required on /api/v1, and sign-in on every page of the web UI"},
+	{"HONE_API_TOKEN", "when set: Bearer token required on /api/v1 and /metrics, and sign-in on every page of the web UI"},
 	{"HONE_MAX_BODY_BYTES", "largest request body accepted (default 4194304)"},
 	{"HONE_READ_TIMEOUT", "time limit on reading a request, headers and body (default 60s)"},
 	{"HONE_DB_TIMEOUT", "time limit of each database call (default 10s); past it the answer is 503"},

@@ -32,6 +32,8 @@ type Client struct {
 	// completionTokens is set when the bound goes out as
 	// max_completion_tokens rather than max_tokens (see fieldMaxTokens).
 	completionTokens atomic.Bool
+	// meter, when set, is told of every call (see SetMeter).
+	meter Meter
 }
 
 // New returns a Client for cfg, which must be valid (see Config.Validate).
@@ -149,6 +151,7 @@ func (c *Client) call(ctx context.Context, req Request, format *responseFormat, 
 		rec.Error = c.scrub(err.Error())
 	}
 	c.record(ctx, rec)
+	c.measure(req, start, resp, rec.Error != "", err)
 	return resp, err
 }
 

@@ -53,6 +53,7 @@ func (db *DB) writer() {
 			}
 		}
 		db.runBatch(batch)
+		db.queued.Add(-int64(len(batch)))
 	}
 }
 

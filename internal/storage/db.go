@@ -56,13 +56,19 @@ type DB struct {
 	// StreamTimeout bounds a call that streams a whole session (an export);
 	// Open sets DefaultStreamTimeout.
 	StreamTimeout time.Duration
+	// Meter, when set, is told of every query and write transaction; set it
+	// before the database is used.
+	Meter Meter
 
 	rebound sync.Map
 	// stmts holds the SQLite writer's prepared statements: parsing SQL costs
 	// more than running these small statements.
 	stmts sync.Map
 
-	jobs    chan writeJob
+	jobs chan writeJob
+	// queued counts the write transactions handed to the SQLite writer
+	// and not yet answered.
+	queued  atomic.Int64
 	stop    chan struct{}
 	stopped chan struct{}
 	// checkpoints is the SQLite connection that copies the write-ahead log
@@ -316,12 +322,17 @@ func (db *DB) limit(ctx context.Context) (context.Context, context.CancelFunc) {
 // update runs fn in a write transaction, committing when it returns nil. On
 // SQLite the writer runs it; a caller whose ctx ends first stops waiting, and
 // the transaction, if it had not started, never runs.
-func (db *DB) update(ctx context.Context, fn func(*Tx) error) error {
+func (db *DB) update(ctx context.Context, fn func(*Tx) error) (err error) {
+	if db.Meter != nil {
+		defer db.observe(OpWrite, time.Now(), &err)
+	}
 	if db.jobs != nil {
 		j := writeJob{ctx: ctx, fn: fn, done: make(chan error, 1), state: new(atomic.Int32)}
+		db.queued.Add(1)
 		select {
 		case db.jobs <- j:
 		case <-ctx.Done():
+			db.queued.Add(-1)
 			return dbError(ctx.Err())
 		}
 		select {
@@ -352,11 +363,78 @@ func (db *DB) update(ctx context.Context, fn func(*Tx) error) error {
 }
 
 func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	return db.read.QueryRowContext(ctx, db.q(query), args...)
+	if db.Meter == nil {
+		return db.read.QueryRowContext(ctx, db.q(query), args...)
+	}
+	start := time.Now()
+	row := db.read.QueryRowContext(ctx, db.q(query), args...)
+	err := dbError(row.Err())
+	db.observe(OpRead, start, &err)
+	return row
 }
 
-func (db *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+func (db *DB) query(ctx context.Context, query string, args ...any) (rows *sql.Rows, err error) {
+	if db.Meter != nil {
+		defer db.observe(OpRead, time.Now(), &err)
+	}
 	return db.read.QueryContext(ctx, db.q(query), args...)
+}
+
+// Meter is told how database calls went, for monitoring.
+type Meter interface {
+	// ObserveDBCall is told of one call: op is OpRead or OpWrite, d how
+	// long it took, and unavailable whether it found the database down,
+	// timing out, locked or full (the calls answered 503).
+	ObserveDBCall(op string, d time.Duration, unavailable bool)
+}
+
+// The operations a Meter is told of: a read is a query on the read pool,
+// timed until its first rows are ready; a write is a write transaction,
+// timed from the call to its commit, the wait for SQLite's writer included.
+const (
+	OpRead  = "read"
+	OpWrite = "write"
+)
+
+// observe tells the Meter of a call of op that began at start and ended with
+// *err.
+func (db *DB) observe(op string, start time.Time, err *error) {
+	db.Meter.ObserveDBCall(op, time.Since(start), *err != nil && hone.ErrorCode(dbError(*err)) == hone.EUNAVAILABLE)
+}
+
+// WriterQueue is how many write transactions wait for SQLite's one writer
+// or are in the batch it is writing; 0 on PostgreSQL, which has no such
+// queue.
+func (db *DB) WriterQueue() int { return int(db.queued.Load()) }
+
+// BackgroundRuns counts the runs of hone's background work in the database,
+// by kind ("workshop_analysis", "learning_synthesis") and then by state
+// (queued, running, done, failed).
+func (db *DB) BackgroundRuns(ctx context.Context) (map[string]map[string]int, error) {
+	ctx, cancel := db.limit(ctx)
+	defer cancel()
+	rows, err := db.query(ctx, `SELECT 'workshop_analysis', status, COUNT(*) FROM discovery_analysis GROUP BY status
+		UNION ALL SELECT 'learning_synthesis', status, COUNT(*) FROM learning_runs GROUP BY status`)
+	type count struct {
+		kind, state string
+		n           int
+	}
+	counts, err := collect(rows, err, "background runs", func(s scanner) (count, error) {
+		var c count
+		err := s.Scan(&c.kind, &c.state, &c.n)
+		return c, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]map[string]int{}
+	for _, c := range counts {
+		if out[c.kind] == nil {
+			out[c.kind] = map[string]int{}
+		}
+		out[c.kind][c.state] += c.n
+	}
+	return out, nil
 }
 
 // notFound is the error for a missing row of kind with id.

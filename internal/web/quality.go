@@ -118,13 +118,13 @@ func (u *UI) qualityPage(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// movedToQuality sends a browser from the quality page's old address,
-// /metrics, to /quality, query and all.
-func (u *UI) movedToQuality(w http.ResponseWriter, r *http.Request) error {
+// QualityMoved sends a browser from the quality page's old address,
+// /metrics, to /quality, query and all. /metrics is Prometheus' now: its
+// face hands over only the requests that prefer HTML.
+func QualityMoved(w http.ResponseWriter, r *http.Request) {
 	to := "/quality"
 	if r.URL.RawQuery != "" {
 		to += "?" + r.URL.RawQuery
 	}
 	http.Redirect(w, r, to, http.StatusMovedPermanently)
-	return nil
 }

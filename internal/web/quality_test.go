@@ -163,12 +163,14 @@ func TestBrowserMetricsPage(t *testing.T) {
 }
 
 // TestQualityPageMoved: the quality page's old address sends a browser to
-// its new one, query and all.
+// its new one, query and all (Prometheus gets its metrics there).
 func TestQualityPageMoved(t *testing.T) {
 	a := openApp(t, "")
 	a.listen()
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := client.Get(a.base + "/metrics?version=v1")
+	req, _ := http.NewRequest(http.MethodGet, a.base+"/metrics?version=v1", nil)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+	res, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

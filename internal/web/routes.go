@@ -16,7 +16,6 @@ func (u *UI) Routes() []server.Route {
 		{Method: "GET", Path: "/sessions/{id}/export.csv", Handler: u.exportCSV, Signed: true},
 		{Method: "GET", Path: "/sessions/{id}/export.json", Handler: u.exportJSON, Signed: true},
 		{Method: "GET", Path: "/quality", Handler: u.qualityPage},
-		{Method: "GET", Path: "/metrics", Handler: u.movedToQuality},
 		{Method: "GET", Path: "/chat", Handler: u.showChat},
 		{Method: "POST", Path: "/chat/messages", Handler: u.postChatMessage, JSON: true},
 		{Method: "POST", Path: "/chat/turns/{id}/feedback", Handler: u.rateChatTurn, JSON: true},

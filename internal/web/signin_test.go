@@ -333,7 +333,6 @@ var signedIn = map[string]struct {
 	"GET /learnings":                            {http.StatusOK, ""},
 	"GET /alerts":                               {http.StatusOK, ""},
 	"POST /alerts/types/{type}/enable":          {http.StatusSeeOther, "/alerts"},
-	"GET /metrics":                              {http.StatusMovedPermanently, "/quality"},
 	"POST /learnings":                           {http.StatusSeeOther, "/learnings"},
 	"POST /learnings/enabled":                   {http.StatusSeeOther, "/learnings"},
 	"POST /learnings/synthesize":                {http.StatusSeeOther, "/learnings"},
