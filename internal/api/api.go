@@ -7,7 +7,6 @@ import (
 	_ "embed"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/auth"
@@ -87,7 +86,7 @@ var errCrossOrigin = hone.Errorf(hone.EFORBIDDEN, "the browser says another site
 // body.
 func (a *API) guard(rt server.Route, w http.ResponseWriter, r *http.Request) (*http.Request, error) {
 	id := hone.Local
-	got, hasToken := bearerToken(r.Header.Get("Authorization"))
+	got, hasToken := server.BearerToken(r.Header.Get("Authorization"))
 	enabled := a.Auth != nil && a.Auth.Enabled()
 	var attempts *auth.Throttle
 	if a.Auth != nil {
@@ -141,16 +140,6 @@ func (a *API) guard(rt server.Route, w http.ResponseWriter, r *http.Request) (*h
 		r.Body = http.MaxBytesReader(w, r.Body, a.MaxBodyBytes)
 	}
 	return r.WithContext(hone.WithIdentity(r.Context(), id)), nil
-}
-
-// bearerToken returns the credentials of an Authorization header value of the
-// Bearer scheme, whose name is case-insensitive (RFC 9110 section 11.1).
-func bearerToken(header string) (string, bool) {
-	scheme, token, ok := strings.Cut(header, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	return strings.TrimLeft(token, " "), true
 }
 
 func (a *API) openAPI(w http.ResponseWriter, _ *http.Request) error {

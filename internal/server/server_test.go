@@ -177,3 +177,20 @@ func TestCheckMediaType(t *testing.T) {
 		}
 	}
 }
+
+func TestBearerToken(t *testing.T) {
+	for _, c := range []struct {
+		header, token string
+		ok            bool
+	}{
+		{"Bearer abc", "abc", true},
+		{"bearer  abc", "abc", true},
+		{"Basic abc", "", false},
+		{"Bearer", "", false},
+		{"", "", false},
+	} {
+		if token, ok := server.BearerToken(c.header); token != c.token || ok != c.ok {
+			t.Errorf("BearerToken(%q) = %q, %v", c.header, token, ok)
+		}
+	}
+}

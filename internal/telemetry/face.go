@@ -69,7 +69,7 @@ func guard(a *auth.Auth, browser func(*http.Request) bool) func(rt server.Route,
 		if browser(r) && !rt.Fallback {
 			id = hone.Identity{Kind: hone.IdentityAnonymous}
 		} else if a != nil && a.Enabled() {
-			got, hasToken := bearerToken(r.Header.Get("Authorization"))
+			got, hasToken := server.BearerToken(r.Header.Get("Authorization"))
 			if hasToken {
 				if err := a.Attempts.Check(r); err != nil {
 					return r, err
@@ -86,16 +86,6 @@ func guard(a *auth.Auth, browser func(*http.Request) bool) func(rt server.Route,
 		}
 		return r.WithContext(hone.WithIdentity(r.Context(), id)), nil
 	}
-}
-
-// bearerToken returns the credentials of an Authorization header value of
-// the Bearer scheme, whose name is case-insensitive (RFC 9110 section 11.1).
-func bearerToken(header string) (string, bool) {
-	scheme, token, ok := strings.Cut(header, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	return strings.TrimLeft(token, " "), true
 }
 
 // PrefersHTML reports whether an Accept header value ranks text/html above

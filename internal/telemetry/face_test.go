@@ -1,6 +1,8 @@
 package telemetry
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestPrefersHTML(t *testing.T) {
 	for _, c := range []struct {
@@ -25,23 +27,6 @@ func TestPrefersHTML(t *testing.T) {
 	} {
 		if got := PrefersHTML(c.accept); got != c.want {
 			t.Errorf("PrefersHTML(%q) = %v, want %v", c.accept, got, c.want)
-		}
-	}
-}
-
-func TestBearerToken(t *testing.T) {
-	for _, c := range []struct {
-		header, token string
-		ok            bool
-	}{
-		{"Bearer abc", "abc", true},
-		{"bearer  abc", "abc", true},
-		{"Basic abc", "", false},
-		{"Bearer", "", false},
-		{"", "", false},
-	} {
-		if token, ok := bearerToken(c.header); token != c.token || ok != c.ok {
-			t.Errorf("bearerToken(%q) = %q, %v", c.header, token, ok)
 		}
 	}
 }
