@@ -7,9 +7,8 @@ import (
 )
 
 // Routes is the API's own route table, paths relative to Prefix; the
-// capabilities' modules add theirs (Extra). Every route is documented in
-// openapi.json, and TestOpenAPIDocumentsEveryRoute holds the two to each
-// other.
+// capabilities' modules add theirs (Extra). Each route carries its Doc,
+// from which openapi.json is generated (see Generate).
 func (a *API) Routes() []server.Route {
 	return append([]server.Route{
 		{Method: "GET", Path: "/openapi.json", Handler: a.openAPI, Open: true, Doc: getOpenAPIDoc},

@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 	"regexp"
+	"slices"
 
 	"github.com/honehq/hone/internal/jsonschema"
 	"github.com/honehq/hone/internal/server"
@@ -21,13 +22,13 @@ var ingestSuggestionsDoc = &server.Doc{ID: "ingestSuggestions", Tag: "suggestion
 		http.StatusRequestEntityTooLarge: failure,
 	}}
 
-// filters are the filters of the records' routes, by their shared names.
+// recordFilters are the filters of the records' routes.
 var recordFilters = []server.Param{shared("SuggestionServer"), shared("SuggestionSession"), shared("SuggestionVersion"),
 	shared("SuggestionModel"), shared("SuggestionMatchType"), shared("SuggestionSince"), shared("SuggestionUntil")}
 
 // listSuggestionsDoc documents GET /suggestions.
 var listSuggestionsDoc = &server.Doc{ID: "listSuggestions", Tag: "suggestions",
-	Params: append(recordFilters[:len(recordFilters):len(recordFilters)], suggestionLimit.param()),
+	Params: slices.Concat(recordFilters, []server.Param{suggestionLimit.param()}),
 	Responses: map[int]server.Response{
 		http.StatusOK:         answer(SuggestionList{}),
 		http.StatusBadRequest: badQuery,
@@ -56,10 +57,10 @@ var getSuggestionStatsDoc = &server.Doc{ID: "getSuggestionStats", Tag: "suggesti
 
 // exportSuggestionsDoc documents GET /suggestions/export.
 var exportSuggestionsDoc = &server.Doc{ID: "exportSuggestions", Tag: "suggestions",
-	Params: append([]server.Param{
+	Params: slices.Concat([]server.Param{
 		{Name: "format", In: "query", Required: true, Schema: str(jsonschema.Enum(suggestions.Formats...))},
 		{Name: "accepted", In: "query", AllowEmpty: true, Schema: str(jsonschema.Enum("true", "false"), jsonschema.Default("false"))},
-	}, recordFilters...),
+	}, recordFilters),
 	Responses: map[int]server.Response{
 		http.StatusOK: {Media: []string{"application/x-ndjson"}, Headers: map[string]server.Header{"Content-Disposition": {
 			Schema: str(jsonschema.Pattern(`^attachment; filename="suggestions-` + jsonschema.Words(suggestions.Formats...) +

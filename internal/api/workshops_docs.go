@@ -8,12 +8,17 @@ import (
 	"github.com/honehq/hone/internal/workshop"
 )
 
-// inWorkshop are the parameters of a workshop's routes: its id, then the
-// member acting.
-var inWorkshop = []server.Param{shared("WorkshopID"), shared("UserID")}
+// inWorkshop are the parameters of a workshop's routes: its id, the member
+// acting, then the route's own.
+func inWorkshop(own ...server.Param) []server.Param {
+	return append([]server.Param{shared("WorkshopID"), shared("UserID")}, own...)
+}
 
-// asSelf are the parameters of a member's own actions.
-var asSelf = []server.Param{shared("WorkshopID"), shared("UserIDSelf")}
+// asSelf are the parameters of a member's own actions: the workshop's id,
+// the member, then the route's own.
+func asSelf(own ...server.Param) []server.Param {
+	return append([]server.Param{shared("WorkshopID"), shared("UserIDSelf")}, own...)
+}
 
 // noWorkshop is the answer to a workshop id that names none.
 var noWorkshop = sharedAnswer("WorkshopNotFound")
@@ -36,76 +41,76 @@ var (
 		http.StatusCreated: answer(workshop.Created{}), http.StatusForbidden: failure})
 	getWorkshopDoc = workshopDoc("getWorkshop", []server.Param{shared("WorkshopID")}, nil, map[int]server.Response{
 		http.StatusOK: answer(workshop.Workshop{}), http.StatusForbidden: failure, http.StatusNotFound: noWorkshop})
-	updateWorkshopDoc = workshopDoc("updateWorkshop", inWorkshop, body(workshop.Settings{}), map[int]server.Response{
+	updateWorkshopDoc = workshopDoc("updateWorkshop", inWorkshop(), body(workshop.Settings{}), map[int]server.Response{
 		http.StatusOK: answer(workshop.Workshop{}), http.StatusNotFound: noWorkshop})
-	listMembersDoc = workshopDoc("listMembers", inWorkshop, nil, map[int]server.Response{
+	listMembersDoc = workshopDoc("listMembers", inWorkshop(), nil, map[int]server.Response{
 		http.StatusOK: answer(MemberList{}), http.StatusNotFound: noWorkshop})
-	addMemberDoc = workshopDoc("addMember", inWorkshop, body("MemberInput"), map[int]server.Response{
+	addMemberDoc = workshopDoc("addMember", inWorkshop(), body("MemberInput"), map[int]server.Response{
 		http.StatusCreated: answer(workshop.Access{}), http.StatusNotFound: noWorkshop})
 	newMemberTokenDoc = workshopDoc("newMemberToken",
 		[]server.Param{shared("WorkshopID"), shared("MemberID"), shared("UserID")}, nil, map[int]server.Response{
 			http.StatusOK: answer(workshop.Access{}), http.StatusNotFound: failure})
-	listTracesDoc = workshopDoc("listTraces", inWorkshop, nil, map[int]server.Response{
+	listTracesDoc = workshopDoc("listTraces", inWorkshop(), nil, map[int]server.Response{
 		http.StatusOK: answer(TraceList{}), http.StatusNotFound: noWorkshop})
-	importTracesDoc = workshopDoc("importTraces", append(inWorkshop[:2:2], boolQuery("skip_invalid")),
+	importTracesDoc = workshopDoc("importTraces", inWorkshop(boolQuery("skip_invalid")),
 		&server.RequestBody{JSON: jsonschema.Schema(jsonschema.Type("array"), jsonschema.Items(jsonschema.Ref("TraceInput"))),
 			Media: []string{"application/x-ndjson", "text/csv"}},
 		map[int]server.Response{http.StatusCreated: answer(workshop.ImportResult{}), http.StatusBadRequest: failure,
 			http.StatusNotFound: noWorkshop, http.StatusConflict: failure, http.StatusRequestEntityTooLarge: failure})
-	importSessionTracesDoc = workshopDoc("importSessionTraces", inWorkshop, body(SessionImportInput{}), map[int]server.Response{
+	importSessionTracesDoc = workshopDoc("importSessionTraces", inWorkshop(), body(SessionImportInput{}), map[int]server.Response{
 		http.StatusCreated: answer(workshop.ImportResult{}), http.StatusForbidden: failure, http.StatusNotFound: failure,
 		http.StatusConflict: failure, http.StatusRequestEntityTooLarge: failure})
-	setPhaseDoc = workshopDoc("setPhase", inWorkshop, body(PhaseInput{}), map[int]server.Response{
+	setPhaseDoc = workshopDoc("setPhase", inWorkshop(), body(PhaseInput{}), map[int]server.Response{
 		http.StatusOK: answer(workshop.Workshop{}), http.StatusNotFound: noWorkshop, http.StatusConflict: failure})
-	beginDiscoveryDoc = workshopDoc("beginDiscovery", append(inWorkshop[:2:2], traceLimit.param(), boolQuery("randomize")),
+	beginDiscoveryDoc = workshopDoc("beginDiscovery", inWorkshop(traceLimit.param(), boolQuery("randomize")),
 		&server.RequestBody{JSON: BeginInput{}, Optional: true}, map[int]server.Response{
 			http.StatusOK: answer(workshop.Workshop{}), http.StatusNotFound: noWorkshop, http.StatusConflict: failure})
-	submitFeedbackDoc = workshopDoc("submitFeedback", asSelf, body(workshop.FeedbackInput{}), map[int]server.Response{
+	submitFeedbackDoc = workshopDoc("submitFeedback", asSelf(), body(workshop.FeedbackInput{}), map[int]server.Response{
 		http.StatusOK: answer(workshop.Feedback{}), http.StatusNotFound: failure, http.StatusConflict: failure})
-	listFeedbackDoc = workshopDoc("listFeedback", inWorkshop, nil, map[int]server.Response{
+	listFeedbackDoc = workshopDoc("listFeedback", inWorkshop(), nil, map[int]server.Response{
 		http.StatusOK: answer(FeedbackList{}), http.StatusNotFound: noWorkshop})
 	generateFollowupQuestionDoc = workshopDoc("generateFollowupQuestion",
-		append(asSelf[:2:2], queryParam("trace_id"), questionNumber.param()),
+		asSelf(queryParam("trace_id"), questionNumber.param()),
 		&server.RequestBody{JSON: QuestionInput{}, Optional: true}, map[int]server.Response{
 			http.StatusOK: answer(workshop.Question{}), http.StatusNotFound: failure, http.StatusConflict: failure,
 			http.StatusServiceUnavailable: sharedAnswer("LLMUnavailable")})
-	submitFollowupAnswerDoc = workshopDoc("submitFollowupAnswer", asSelf, body(workshop.AnswerInput{}), map[int]server.Response{
+	submitFollowupAnswerDoc = workshopDoc("submitFollowupAnswer", asSelf(), body(workshop.AnswerInput{}), map[int]server.Response{
 		http.StatusOK: answer(workshop.Feedback{}), http.StatusNotFound: failure, http.StatusConflict: failure})
-	getCompletionStatusDoc = workshopDoc("getCompletionStatus", inWorkshop, nil, map[int]server.Response{
+	getCompletionStatusDoc = workshopDoc("getCompletionStatus", inWorkshop(), nil, map[int]server.Response{
 		http.StatusOK: answer(workshop.CompletionStatus{}), http.StatusNotFound: noWorkshop})
-	analyzeDiscoveryDoc = workshopDoc("analyzeDiscovery", inWorkshop, &server.RequestBody{JSON: workshop.AnalyzeInput{}, Optional: true},
+	analyzeDiscoveryDoc = workshopDoc("analyzeDiscovery", inWorkshop(), &server.RequestBody{JSON: workshop.AnalyzeInput{}, Optional: true},
 		map[int]server.Response{
 			http.StatusAccepted: {JSON: workshop.Started{}, Headers: map[string]server.Header{"Location": {Required: true, Schema: str()}}},
 			http.StatusNotFound: noWorkshop, http.StatusConflict: failure})
-	listAnalysesDoc = workshopDoc("listAnalyses", append(inWorkshop[:2:2], queryParam("template")), nil, map[int]server.Response{
+	listAnalysesDoc = workshopDoc("listAnalyses", inWorkshop(queryParam("template")), nil, map[int]server.Response{
 		http.StatusOK: answer(AnalysisList{}), http.StatusNotFound: noWorkshop})
 	getAnalysisDoc = workshopDoc("getAnalysis", []server.Param{shared("WorkshopID"), shared("AnalysisID"), shared("UserID")}, nil,
 		map[int]server.Response{http.StatusOK: answer(workshop.Analysis{}), http.StatusNotFound: failure})
-	listTemplatesDoc = workshopDoc("listTemplates", inWorkshop, nil, map[int]server.Response{
+	listTemplatesDoc = workshopDoc("listTemplates", inWorkshop(), nil, map[int]server.Response{
 		http.StatusOK: answer(TemplateList{}), http.StatusNotFound: noWorkshop})
-	addTemplateDoc = workshopDoc("addTemplate", inWorkshop, body(TemplateInput{}), map[int]server.Response{
+	addTemplateDoc = workshopDoc("addTemplate", inWorkshop(), body(TemplateInput{}), map[int]server.Response{
 		http.StatusCreated: answer(workshop.Template{}), http.StatusNotFound: noWorkshop, http.StatusConflict: failure})
-	listDraftItemsDoc = workshopDoc("listDraftItems", inWorkshop, nil, map[int]server.Response{
+	listDraftItemsDoc = workshopDoc("listDraftItems", inWorkshop(), nil, map[int]server.Response{
 		http.StatusOK: answer(DraftItemList{}), http.StatusNotFound: noWorkshop})
-	promoteDraftItemDoc = workshopDoc("promoteDraftItem", inWorkshop, body(workshop.DraftItemInput{}), map[int]server.Response{
+	promoteDraftItemDoc = workshopDoc("promoteDraftItem", inWorkshop(), body(workshop.DraftItemInput{}), map[int]server.Response{
 		http.StatusCreated: answer(workshop.DraftItem{}), http.StatusNotFound: noWorkshop, http.StatusConflict: failure})
 	updateDraftItemDoc = workshopDoc("updateDraftItem", []server.Param{shared("WorkshopID"), shared("ItemID"), shared("UserID")},
 		body(workshop.DraftItemUpdate{}), map[int]server.Response{
 			http.StatusOK: answer(workshop.DraftItem{}), http.StatusNotFound: failure, http.StatusConflict: failure})
 	deleteDraftItemDoc = workshopDoc("deleteDraftItem", []server.Param{shared("WorkshopID"), shared("ItemID"), shared("UserID")}, nil,
 		map[int]server.Response{http.StatusNoContent: {}, http.StatusNotFound: failure, http.StatusConflict: failure})
-	suggestGroupsDoc = workshopDoc("suggestGroups", inWorkshop, nil, map[int]server.Response{
+	suggestGroupsDoc = workshopDoc("suggestGroups", inWorkshop(), nil, map[int]server.Response{
 		http.StatusOK: answer(workshop.Grouping{}), http.StatusNotFound: noWorkshop,
 		http.StatusServiceUnavailable: sharedAnswer("LLMUnavailable")})
-	applyGroupsDoc = workshopDoc("applyGroups", inWorkshop, body(workshop.Grouping{}), map[int]server.Response{
+	applyGroupsDoc = workshopDoc("applyGroups", inWorkshop(), body(workshop.Grouping{}), map[int]server.Response{
 		http.StatusOK: answer(DraftItemList{}), http.StatusNotFound: noWorkshop, http.StatusConflict: failure})
 	renameGroupDoc = workshopDoc("renameGroup", []server.Param{shared("WorkshopID"), shared("GroupID"), shared("UserID")},
 		body(GroupRename{}), map[int]server.Response{
 			http.StatusOK: answer(DraftItemList{}), http.StatusNotFound: failure, http.StatusConflict: failure})
-	getAgreementDoc = workshopDoc("getAgreement", inWorkshop, nil, map[int]server.Response{
+	getAgreementDoc = workshopDoc("getAgreement", inWorkshop(), nil, map[int]server.Response{
 		http.StatusOK: answer(workshop.Agreement{}), http.StatusNotFound: noWorkshop})
 	exportWorkshopDoc = workshopDoc("exportWorkshop",
-		append(inWorkshop[:2:2], queryParam("format", jsonschema.Pattern(
+		inWorkshop(queryParam("format", jsonschema.Pattern(
 			"^"+jsonschema.Folded(workshop.ExportJSONL, workshop.ExportCSV, workshop.ExportMarkdown)+"?$"))), nil,
 		map[int]server.Response{
 			http.StatusOK: {Media: []string{"application/x-ndjson", "text/csv", "text/markdown"},

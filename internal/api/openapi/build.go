@@ -11,8 +11,9 @@
 //   - the answers every route of a kind gives (401 without a token, 405 for
 //     another method, …) come from Spec.Standard, shared answers,
 //     parameters and headers from the Spec's lists;
-//   - descriptions, summaries and examples come from the prose file (see
-//     Prose), keyed by schema, property, component and operationId.
+//   - descriptions, summaries and examples come from the prose file (its
+//     format is described in prose.go), keyed by schema, property,
+//     component and operationId.
 //
 // Build writes the document in a stable order: paths in the route table's
 // order, an operation's answers by status, schema properties in the Go
@@ -54,7 +55,7 @@ type Spec struct {
 	// Standard returns the shared answers a route gives besides its own,
 	// by status.
 	Standard func(rt server.Route) map[int]string
-	// Prose is the prose file, YAML (see Prose).
+	// Prose is the prose file, YAML (its format is described in prose.go).
 	Prose []byte
 }
 

@@ -1,9 +1,11 @@
 package openapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,7 +34,8 @@ import (
 // require may also be null, which the decoder reads as left out. An
 // answer's schema requires every field encoding/json always writes (those
 // without omitempty or omitzero), and a field may be null where the Go
-// field is a pointer.
+// field is a pointer written without omitempty, unless its rules say the
+// answer always sets it (jsonschema.NotNull).
 type Component struct {
 	Name string
 	// Type is the Go type the schema is reflected from. A field of a named
@@ -41,16 +44,18 @@ type Component struct {
 	Type reflect.Type
 	// Request marks the schema of what clients send.
 	Request bool
-	// Extend, when set, adjusts the reflected schema: the rules of a type
-	// whose own package cannot carry a JSONSchemaExtend method (a type of
-	// the public suggest library, or one the LLM layer also reflects for
-	// the shape of a model's answer, whose rules would then reach the
-	// model), or of one of two components of the same type (the variants
-	// of a request).
+	// Extend, when set, adjusts the reflected schema after the type's own
+	// rules: the rules of a type that cannot carry a JSONSchemaExtend
+	// method (one the LLM layer also reflects for the shape of a model's
+	// answer, whose rules would then reach the model; a map), of one of
+	// two components of the same type (the variants of a request), and
+	// what a property holds where its Go type does not say (a
+	// json.RawMessage holding another component).
 	Extend func(s *invopop.Schema)
 }
 
-// Of is the component name of Go type T.
+// Of lists Go type T as the component schema name; extend, at most one,
+// is its Extend.
 func Of[T any](name string, request bool, extend ...func(*invopop.Schema)) Component {
 	c := Component{Name: name, Type: reflect.TypeFor[T](), Request: request}
 	for _, e := range extend {
@@ -92,8 +97,8 @@ func newComponents(list []Component) (*components, error) {
 	return cs, nil
 }
 
-// name is the component a field of named type t refers to from a request's or an
-// answer's schema: one of the same kind, else any.
+// name is the component a field of named type t refers to from a
+// request's or an answer's schema: one of the same kind, else any.
 func (cs *components) name(t reflect.Type, request bool) (string, bool) {
 	if n, ok := cs.names[direction{t, request}]; ok {
 		return n, true
@@ -146,52 +151,57 @@ func (cs *components) reflect(c Component) (obj *Object, err error) {
 		return nil, fmt.Errorf("openapi: schema %s is not an object", c.Name)
 	}
 	nullable(c.Type, obj, c.Request)
+	if strings.Contains(jsonText(obj), `"`+jsonschema.NeverNull+`":`) {
+		return nil, fmt.Errorf("openapi: schema %s: NotNull on what is no property of a Go struct", c.Name)
+	}
 	return obj, nil
 }
 
-// emptySchemas writes the schema that takes anything as {}, not true, the
-// way the rest of the document spells it.
-func emptySchemas(v any) any {
-	switch v := v.(type) {
-	case *Object:
-		for _, k := range v.keys {
-			switch k {
-			case "properties", "patternProperties", "$defs":
-				if props, ok := v.vals[k].(*Object); ok {
-					for _, p := range props.keys {
-						props.vals[p] = schemaValue(props.vals[p])
-					}
-				}
-				continue
-			case "items", "additionalProperties", "not", "if", "then", "else", "propertyNames", "contains":
-				if k != "additionalProperties" {
-					v.vals[k] = schemaValue(v.vals[k])
-					continue
-				}
-			case "allOf", "anyOf", "oneOf", "prefixItems":
-				if list, ok := v.vals[k].([]any); ok {
-					for i := range list {
-						list[i] = schemaValue(list[i])
-					}
-				}
-				continue
-			}
-			v.vals[k] = emptySchemas(v.vals[k])
-		}
-		return v
-	case []any:
-		for i := range v {
-			v[i] = emptySchemas(v[i])
-		}
-	}
-	return v
+// jsonText is v as compact JSON.
+func jsonText(v any) string {
+	var b bytes.Buffer
+	_ = write(&b, v, "", "")
+	return b.String()
 }
 
-func schemaValue(v any) any {
+// The keywords whose values are schemas: one, a list, or one by name.
+var (
+	subschema  = []string{"items", "not", "if", "then", "else", "propertyNames", "contains", "additionalProperties"}
+	subschemas = []string{"allOf", "anyOf", "oneOf", "prefixItems"}
+	named      = []string{"properties", "patternProperties", "$defs"}
+)
+
+// emptySchemas writes the schema v, and those in it, that takes anything
+// as {}, not true (invopop's spelling), the way the rest of the document
+// spells it; additionalProperties true stays.
+func emptySchemas(v any) any {
 	if v == true {
 		return &Object{}
 	}
-	return emptySchemas(v)
+	o, ok := v.(*Object)
+	if !ok {
+		return v
+	}
+	for _, k := range o.keys {
+		switch {
+		case k == "additionalProperties" && o.vals[k] == true:
+		case slices.Contains(subschema, k):
+			o.vals[k] = emptySchemas(o.vals[k])
+		case slices.Contains(subschemas, k):
+			if list, ok := o.vals[k].([]any); ok {
+				for i := range list {
+					list[i] = emptySchemas(list[i])
+				}
+			}
+		case slices.Contains(named, k):
+			if m, ok := o.vals[k].(*Object); ok {
+				for _, n := range m.keys {
+					m.vals[n] = emptySchemas(m.vals[n])
+				}
+			}
+		}
+	}
+	return o
 }
 
 var (
@@ -203,7 +213,8 @@ var (
 
 // nullable lets the properties of s that may be null be null: in a
 // request, those it does not require; in an answer, those of pointer
-// fields. It walks the Go type t beside its schema s.
+// fields written without omitempty; neither where a rule said NotNull. It
+// walks the Go type t beside its schema s.
 func nullable(t reflect.Type, s *Object, request bool) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
