@@ -2,6 +2,7 @@ package suggestions
 
 import (
 	"math"
+	"slices"
 	"strconv"
 
 	invopop "github.com/invopop/jsonschema"
@@ -80,7 +81,7 @@ var matchCountsRule jsonschema.Rule = func(s *invopop.Schema) {
 	for _, m := range MatchTypes {
 		jsonschema.Apply(s, jsonschema.Prop(m, jsonschema.Type("integer"), jsonschema.Minimum(0)))
 	}
-	s.Required = MatchTypes
+	s.Required = slices.Clone(MatchTypes)
 }
 
 // ratesRule bounds the counts and rates of a group.
@@ -115,7 +116,7 @@ func (Stats) JSONSchemaExtend(s *invopop.Schema) {
 		for _, name := range Signals {
 			jsonschema.Apply(s, jsonschema.Prop(name, jsonschema.Type("integer"), jsonschema.Minimum(0)))
 		}
-		s.Required = Signals
+		s.Required = slices.Clone(Signals)
 	})
 	bins := len(histogramEdges) - 1
 	jsonschema.Set(s, "time_histogram", jsonschema.MinItems(bins), jsonschema.MaxItems(bins))

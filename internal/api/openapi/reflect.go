@@ -171,9 +171,14 @@ var (
 	named      = []string{"properties", "patternProperties", "$defs"}
 )
 
+// schemaOrder is the order of a schema's first keywords: what it is, then
+// what an object must have.
+var schemaOrder = []string{"$ref", "title", "type", "format", "required", "properties", "additionalProperties"}
+
 // emptySchemas writes the schema v, and those in it, that takes anything
 // as {}, not true (invopop's spelling), the way the rest of the document
-// spells it; additionalProperties true stays.
+// spells it (additionalProperties true stays), and puts each schema's
+// keywords in schemaOrder.
 func emptySchemas(v any) any {
 	if v == true {
 		return &Object{}
@@ -182,6 +187,7 @@ func emptySchemas(v any) any {
 	if !ok {
 		return v
 	}
+	o.Order(schemaOrder...)
 	for _, k := range o.keys {
 		switch {
 		case k == "additionalProperties" && o.vals[k] == true:
