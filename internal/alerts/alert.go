@@ -16,6 +16,18 @@ const (
 	ReactionDown = "down"
 )
 
+// reactionSpellings are the other words a reaction may be given with, in
+// lower case, and the reaction each stands for.
+var reactionSpellings = map[string]string{
+	"👍": ReactionUp, "+1": ReactionUp, "good": ReactionUp, "thumbs_up": ReactionUp,
+	"👎": ReactionDown, "-1": ReactionDown, "bad": ReactionDown, "thumbs_down": ReactionDown,
+	"acknowledge": ReactionAck, "acknowledged": ReactionAck, "seen": ReactionAck,
+}
+
+// typePunctuation are the characters besides letters and digits an alert
+// type may have.
+const typePunctuation = "_-.:"
+
 // MaxAlertText bounds an alert's recorded text, in characters.
 const MaxAlertText = 10_000
 
@@ -95,7 +107,7 @@ func cleanPermit(conversationID, typ *string) error {
 
 // notTypeRune reports whether r may not stand in an alert type.
 func notTypeRune(r rune) bool {
-	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("_-.:", r)
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(typePunctuation, r)
 }
 
 // Permit answers whether a conversation may get an alert of a type now,
@@ -141,13 +153,8 @@ type ReactionInput struct {
 func (in *ReactionInput) clean() error {
 	in.TesterID = strings.TrimSpace(hone.CleanText(in.TesterID))
 	in.Reaction = strings.ToLower(strings.TrimSpace(in.Reaction))
-	switch in.Reaction {
-	case "👍", "+1", "good", "thumbs_up":
-		in.Reaction = ReactionUp
-	case "👎", "-1", "bad", "thumbs_down":
-		in.Reaction = ReactionDown
-	case "acknowledge", "acknowledged", "seen":
-		in.Reaction = ReactionAck
+	if r, ok := reactionSpellings[in.Reaction]; ok {
+		in.Reaction = r
 	}
 	switch {
 	case in.TesterID == "":

@@ -17,12 +17,12 @@ type Alerts struct {
 // Routes are the alerts capability's routes, relative to Prefix.
 func (a Alerts) Routes() []server.Route {
 	return []server.Route{
-		{Method: "POST", Path: "/alerts/permit", Handler: a.permitAlert},
-		{Method: "POST", Path: "/alerts", Handler: a.recordAlert},
-		{Method: "GET", Path: "/alerts/types", Handler: a.alertTypes},
-		{Method: "POST", Path: "/alerts/types/{type}/enable", Handler: a.enableAlertType},
-		{Method: "GET", Path: "/alerts/{id}", Handler: a.getAlert},
-		{Method: "POST", Path: "/alerts/{id}/feedback", Handler: a.reactToAlert},
+		{Method: "POST", Path: "/alerts/permit", Handler: a.permitAlert, Doc: permitAlertDoc},
+		{Method: "POST", Path: "/alerts", Handler: a.recordAlert, Doc: recordAlertDoc},
+		{Method: "GET", Path: "/alerts/types", Handler: a.alertTypes, Doc: listAlertTypesDoc},
+		{Method: "POST", Path: "/alerts/types/{type}/enable", Handler: a.enableAlertType, Doc: enableAlertTypeDoc},
+		{Method: "GET", Path: "/alerts/{id}", Handler: a.getAlert, Doc: getAlertDoc},
+		{Method: "POST", Path: "/alerts/{id}/feedback", Handler: a.reactToAlert, Doc: reactToAlertDoc},
 	}
 }
 

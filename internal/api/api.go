@@ -1,6 +1,8 @@
 // Package api serves hone's JSON API under /api/v1: the same domain calls the
 // CLI, the web UI and the chat surfaces make, for applications to integrate
-// with. routes.go is its route table; openapi.json documents every route.
+// with. routes.go is its route table; openapi.json, generated from it and
+// from the Go types of the bodies and answers (see Generate), documents
+// every route.
 package api
 
 import (

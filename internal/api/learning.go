@@ -12,22 +12,22 @@ import (
 // learningRoutes are the learning loop's routes.
 func (a *API) learningRoutes() []server.Route {
 	return []server.Route{
-		{Method: "POST", Path: "/turns/{id}/feedback", Handler: a.rateTurn},
-		{Method: "GET", Path: "/feedback/stats", Handler: a.feedbackStats},
-		{Method: "GET", Path: "/feedback/negative", Handler: a.negativeFeedback},
-		{Method: "GET", Path: "/feedback/corrections", Handler: a.pendingCorrections},
-		{Method: "GET", Path: "/learnings", Handler: a.listLearnings},
-		{Method: "POST", Path: "/learnings", Handler: a.addLearning},
-		{Method: "GET", Path: "/learnings/{id}", Handler: a.getLearning},
-		{Method: "PATCH", Path: "/learnings/{id}", Handler: a.updateLearning},
-		{Method: "DELETE", Path: "/learnings/{id}", Handler: a.removeLearning},
-		{Method: "POST", Path: "/learnings/{id}/keep", Handler: a.keepLearning},
-		{Method: "POST", Path: "/learnings/synthesize", Handler: a.synthesize},
-		{Method: "GET", Path: "/learnings/runs", Handler: a.listRuns},
-		{Method: "GET", Path: "/learnings/runs/{id}", Handler: a.getRun},
-		{Method: "POST", Path: "/learnings/enable", Handler: a.enableLearnings},
-		{Method: "POST", Path: "/learnings/disable", Handler: a.disableLearnings},
-		{Method: "GET", Path: "/prompt", Handler: a.prompt},
+		{Method: "POST", Path: "/turns/{id}/feedback", Handler: a.rateTurn, Doc: rateTurnDoc},
+		{Method: "GET", Path: "/feedback/stats", Handler: a.feedbackStats, Doc: getFeedbackStatsDoc},
+		{Method: "GET", Path: "/feedback/negative", Handler: a.negativeFeedback, Doc: listNegativeFeedbackDoc},
+		{Method: "GET", Path: "/feedback/corrections", Handler: a.pendingCorrections, Doc: listPendingCorrectionsDoc},
+		{Method: "GET", Path: "/learnings", Handler: a.listLearnings, Doc: listLearningsDoc},
+		{Method: "POST", Path: "/learnings", Handler: a.addLearning, Doc: addLearningDoc},
+		{Method: "GET", Path: "/learnings/{id}", Handler: a.getLearning, Doc: getLearningDoc},
+		{Method: "PATCH", Path: "/learnings/{id}", Handler: a.updateLearning, Doc: updateLearningDoc},
+		{Method: "DELETE", Path: "/learnings/{id}", Handler: a.removeLearning, Doc: deleteLearningDoc},
+		{Method: "POST", Path: "/learnings/{id}/keep", Handler: a.keepLearning, Doc: keepLearningDoc},
+		{Method: "POST", Path: "/learnings/synthesize", Handler: a.synthesize, Doc: synthesizeLearningsDoc},
+		{Method: "GET", Path: "/learnings/runs", Handler: a.listRuns, Doc: listLearningRunsDoc},
+		{Method: "GET", Path: "/learnings/runs/{id}", Handler: a.getRun, Doc: getLearningRunDoc},
+		{Method: "POST", Path: "/learnings/enable", Handler: a.enableLearnings, Doc: enableLearningsDoc},
+		{Method: "POST", Path: "/learnings/disable", Handler: a.disableLearnings, Doc: disableLearningsDoc},
+		{Method: "GET", Path: "/prompt", Handler: a.prompt, Doc: getPromptDoc},
 	}
 }
 
@@ -93,7 +93,7 @@ func (a *API) rateTurn(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) feedbackStats(w http.ResponseWriter, r *http.Request) error {
-	days, err := intParam(r.URL.Query().Get("days"), "days", 1, 3650)
+	days, err := statsDays.read(r.URL.Query())
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func (a *API) feedbackStats(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) negativeFeedback(w http.ResponseWriter, r *http.Request) error {
-	limit, err := intParam(r.URL.Query().Get("limit"), "limit", 1, learning.MaxList)
+	limit, err := learningLimit.read(r.URL.Query())
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func (a *API) negativeFeedback(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) pendingCorrections(w http.ResponseWriter, r *http.Request) error {
-	limit, err := intParam(r.URL.Query().Get("limit"), "limit", 1, learning.MaxList)
+	limit, err := learningLimit.read(r.URL.Query())
 	if err != nil {
 		return err
 	}
@@ -128,14 +128,11 @@ func (a *API) pendingCorrections(w http.ResponseWriter, r *http.Request) error {
 	return server.WriteJSON(w, http.StatusOK, CorrectionList{Corrections: list})
 }
 
-// learningStatuses are the values of GET /learnings?status=.
-var learningStatuses = []string{learning.StatusActive, learning.StatusBelowThreshold, learning.StatusConflict, learning.StatusRejected}
-
 func (a *API) listLearnings(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	status := strings.TrimSpace(q.Get("status"))
-	if status != "" && !contains(learningStatuses, status) {
-		return hone.FieldError("status", "status must be one of %s, not %q", strings.Join(learningStatuses, ", "), status)
+	if status != "" && !contains(learning.LearningStatuses, status) {
+		return hone.FieldError("status", "status must be one of %s, not %q", strings.Join(learning.LearningStatuses, ", "), status)
 	}
 	list, err := a.Learning.Learnings(r.Context(), learning.LearningFilter{TesterID: strings.TrimSpace(hone.CleanText(q.Get("tester_id")))})
 	if err != nil {
@@ -228,7 +225,7 @@ func (a *API) synthesize(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) listRuns(w http.ResponseWriter, r *http.Request) error {
-	limit, err := intParam(r.URL.Query().Get("limit"), "limit", 1, learning.MaxList)
+	limit, err := learningLimit.read(r.URL.Query())
 	if err != nil {
 		return err
 	}

@@ -17,11 +17,11 @@ func (a *API) listLLMCalls(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f := llm.CallFilter{Purpose: q.Get("purpose"), CauseID: q.Get("cause_id")}
 	var err error
-	if f.Limit, err = intParam(q.Get("limit"), "limit", 1, 1000); err != nil {
+	if f.Limit, err = llmCallLimit.read(q); err != nil {
 		return err
 	}
 	if f.Limit == 0 {
-		f.Limit = 50
+		f.Limit = llmCallLimit.def
 	}
 	list, err := a.LLMCalls.ListCalls(r.Context(), f)
 	if err != nil {

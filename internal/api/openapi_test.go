@@ -54,16 +54,25 @@ func routes() []route {
 			panic(err)
 		}
 		defer a.Close()
-		for _, rt := range a.API.AllRoutes() {
+		apiRoutes.full = a.API.AllRoutes()
+		for _, rt := range apiRoutes.full {
 			apiRoutes.list = append(apiRoutes.list, route{rt.Method, rt.Path})
 		}
 	})
 	return slices.Clone(apiRoutes.list)
 }
 
+// serverRoutes are the API's routes as the route tables give them, with
+// their docs.
+func serverRoutes() []server.Route {
+	routes()
+	return slices.Clone(apiRoutes.full)
+}
+
 var apiRoutes struct {
 	once sync.Once
 	list []route
+	full []server.Route
 }
 
 const docURL = "https://hone.invalid/api/v1/openapi.json"

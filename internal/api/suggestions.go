@@ -24,11 +24,11 @@ type Suggestions struct {
 // Routes are suggestion tracking's routes, relative to Prefix.
 func (a Suggestions) Routes() []server.Route {
 	return []server.Route{
-		{Method: "POST", Path: "/suggestions", Handler: a.ingestSuggestions, Accepts: batchTypes},
-		{Method: "GET", Path: "/suggestions", Handler: a.listSuggestions},
-		{Method: "DELETE", Path: "/suggestions", Handler: a.forgetSuggestions},
-		{Method: "GET", Path: "/suggestions/stats", Handler: a.suggestionStats},
-		{Method: "GET", Path: "/suggestions/export", Handler: a.exportSuggestions},
+		{Method: "POST", Path: "/suggestions", Handler: a.ingestSuggestions, Accepts: batchTypes, Doc: ingestSuggestionsDoc},
+		{Method: "GET", Path: "/suggestions", Handler: a.listSuggestions, Doc: listSuggestionsDoc},
+		{Method: "DELETE", Path: "/suggestions", Handler: a.forgetSuggestions, Doc: forgetSuggestionSessionDoc},
+		{Method: "GET", Path: "/suggestions/stats", Handler: a.suggestionStats, Doc: getSuggestionStatsDoc},
+		{Method: "GET", Path: "/suggestions/export", Handler: a.exportSuggestions, Doc: exportSuggestionsDoc},
 	}
 }
 
@@ -100,11 +100,11 @@ func (a Suggestions) listSuggestions(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	if f.Limit, err = intParam(q.Get("limit"), "limit", 1, 1000); err != nil {
+	if f.Limit, err = suggestionLimit.read(q); err != nil {
 		return err
 	}
 	if f.Limit == 0 {
-		f.Limit = 100
+		f.Limit = suggestionLimit.def
 	}
 	out := SuggestionList{Records: []json.RawMessage{}}
 	if err := a.Suggestions.Each(r.Context(), f, func(rec *suggestions.Record) error {

@@ -195,11 +195,15 @@ func (b readBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// SessionImportInput is the body of POST
+// /workshops/{id}/traces/from-sessions: the import and who acts.
+type SessionImportInput struct {
+	workshop.SessionImport
+	UserID string `json:"user_id,omitempty"`
+}
+
 func (a *API) importSessions(w http.ResponseWriter, r *http.Request) error {
-	var in struct {
-		workshop.SessionImport
-		UserID string `json:"user_id,omitempty"`
-	}
+	var in SessionImportInput
 	if err := server.DecodeJSON(r, &in); err != nil {
 		return err
 	}
@@ -367,12 +371,15 @@ func (a *API) listTemplates(w http.ResponseWriter, r *http.Request) error {
 	return server.WriteJSON(w, http.StatusOK, TemplateList{Templates: list})
 }
 
+// TemplateInput is the body of POST /workshops/{id}/analysis-templates.
+type TemplateInput struct {
+	Name        string `json:"name"`
+	Title       string `json:"title"`
+	Instruction string `json:"instruction"`
+}
+
 func (a *API) addTemplate(w http.ResponseWriter, r *http.Request) error {
-	var in struct {
-		Name        string `json:"name"`
-		Title       string `json:"title"`
-		Instruction string `json:"instruction"`
-	}
+	var in TemplateInput
 	if err := server.DecodeJSON(r, &in); err != nil {
 		return err
 	}

@@ -42,17 +42,21 @@ type RatingInput struct {
 	ContextType string `json:"context_type,omitempty"`
 }
 
+// ratingSpellings are the other words a rating may be given with, in lower
+// case, and the rating each stands for.
+var ratingSpellings = map[string]string{
+	"👍": RatingUp, "+1": RatingUp, "good": RatingUp, "thumbs_up": RatingUp,
+	"👎": RatingDown, "-1": RatingDown, "bad": RatingDown, "thumbs_down": RatingDown,
+}
+
 // clean normalises the input and reports the first field that is wrong.
 func (in *RatingInput) clean() error {
 	in.TesterID = strings.TrimSpace(hone.CleanText(in.TesterID))
 	in.Rating = strings.ToLower(strings.TrimSpace(in.Rating))
 	in.Intent = strings.TrimSpace(hone.CleanText(in.Intent))
 	in.ContextType = strings.TrimSpace(hone.CleanText(in.ContextType))
-	switch in.Rating {
-	case "👍", "+1", "good", "thumbs_up":
-		in.Rating = RatingUp
-	case "👎", "-1", "bad", "thumbs_down":
-		in.Rating = RatingDown
+	if r, ok := ratingSpellings[in.Rating]; ok {
+		in.Rating = r
 	}
 	switch {
 	case in.TesterID == "":

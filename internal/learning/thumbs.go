@@ -57,7 +57,7 @@ const idLength = 12
 // Stats sums up the ratings of the last days (30 when 0).
 func (s *Service) Stats(ctx context.Context, days int) (*Stats, error) {
 	if days <= 0 {
-		days = 30
+		days = DefaultStatsDays
 	}
 	st, err := s.store.RatingStats(ctx, s.now().Add(-time.Duration(days)*24*time.Hour))
 	if err != nil {
@@ -91,6 +91,9 @@ func clampLimit(limit int) int {
 	}
 	return limit
 }
+
+// DefaultStatsDays is how many days of ratings Stats sums up when not told.
+const DefaultStatsDays = 30
 
 // MaxList is the most records a list answers at once.
 const MaxList = 1000

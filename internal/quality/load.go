@@ -264,7 +264,7 @@ func (s *Set) setSubjective(names []string) error {
 		return hone.FieldError("subjective", "subjective: at least one score name is required")
 	}
 	for i, n := range names {
-		n = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(n)), "_score")
+		n = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(n)), ScoreSuffix)
 		field := fmt.Sprintf("subjective[%d]", i)
 		if !identifier.MatchString(n) {
 			return hone.FieldError(field, "%s: invalid score name %q (want lower-case letters, digits and _)", field, names[i])

@@ -9,6 +9,10 @@ import (
 	"github.com/honehq/hone"
 )
 
+// ScoreSuffix may end a subjective score's name: professionalism_score is
+// professionalism.
+const ScoreSuffix = "_score"
+
 // ParseScores parses the arguments of a !score command with the default set's
 // score names; see Set.ParseScores.
 func ParseScores(args string) (map[string]int, error) {
@@ -76,7 +80,7 @@ func (s *Set) ValidateScores(scores map[string]int) error {
 
 // scoreName returns the short subjective name for name, if it is one.
 func (s *Set) scoreName(name string) (string, bool) {
-	n := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(name)), "_score")
+	n := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(name)), ScoreSuffix)
 	return n, slices.Contains(s.subjective, n)
 }
 

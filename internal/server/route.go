@@ -39,6 +39,8 @@ type Route struct {
 	// Fallback is set on the route Mux adds for what no other route serves:
 	// it answers 404, or 405 with Allow, and changes nothing.
 	Fallback bool
+	// Doc documents a route of the JSON API for its OpenAPI document.
+	Doc *Doc
 }
 
 // Pattern is the route's net/http pattern under prefix.

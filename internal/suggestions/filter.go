@@ -8,6 +8,9 @@ import (
 	"github.com/honehq/hone"
 )
 
+// MaxAgeDays bounds an age in days, a hundred years.
+const MaxAgeDays = 36500
+
 // ParseTime reads a time bound: an RFC 3339 time, a date (midnight UTC),
 // or an age before now such as 24h, 90m or 7d.
 func ParseTime(field, v string, now time.Time) (time.Time, error) {
@@ -22,7 +25,7 @@ func ParseTime(field, v string, now time.Time) (time.Time, error) {
 		return t.UTC(), nil
 	}
 	if days, ok := strings.CutSuffix(v, "d"); ok {
-		if n, err := strconv.Atoi(days); err == nil && n >= 0 && n <= 36500 {
+		if n, err := strconv.Atoi(days); err == nil && n >= 0 && n <= MaxAgeDays {
 			return now.Add(-time.Duration(n) * 24 * time.Hour).UTC(), nil
 		}
 	}

@@ -22,6 +22,9 @@ const (
 	// MaxRecord bounds a record's JSON, in bytes: an NDJSON line longer
 	// than this is refused whole.
 	MaxRecord = 1 << 20
+	// MaxTS bounds ts, in Unix seconds: the year 5138, past any real
+	// record and far from where a time.Time overflows.
+	MaxTS = 1e11
 	// MaxTimeToActionMS bounds time_to_action_ms: 1e11 ms, about three
 	// years, far past any real decision and far from where the
 	// statistics' arithmetic could overflow.
@@ -111,7 +114,7 @@ func Parse(raw []byte) (*Record, error) {
 		sum := sha256.Sum256(r.Raw)
 		r.ID = "h" + hex.EncodeToString(sum[:16])
 	}
-	if w.TS == nil || math.IsNaN(*w.TS) || *w.TS <= 0 || *w.TS > 1e11 {
+	if w.TS == nil || math.IsNaN(*w.TS) || *w.TS <= 0 || *w.TS > MaxTS {
 		return nil, hone.FieldError("ts", "ts is required: when the input was submitted, in Unix seconds")
 	}
 	sec, frac := math.Modf(*w.TS)

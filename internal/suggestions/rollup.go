@@ -56,6 +56,9 @@ const (
 	ManyCycles = 5
 )
 
+// CycleCap is the cycle count the statistics count every higher one as.
+const CycleCap = 10
+
 // Signals are the spec's five negative signals, by name.
 var Signals = []string{"viewed_but_rejected", "long_think_rejected", "many_cycles", "partial_match", "cycled_back"}
 
@@ -102,7 +105,7 @@ func Rollups(recs []*Record, sign int64) []Rollup {
 		add(KindTemperature, temp, r.MatchType)
 		add(KindTimeBucket, strconv.Itoa(TimeBucket(r.TimeToActionMS)), "")
 		add(KindTimeBin, strconv.Itoa(timeBin(r.TimeToActionMS)), "")
-		add(KindCycles, strconv.Itoa(min(r.CycleCount, 10)), "")
+		add(KindCycles, strconv.Itoa(min(r.CycleCount, CycleCap)), "")
 		add(KindContext, ContextClass(r.ContextBlockCount), r.MatchType)
 		add(KindTokens, TokenClass(r.TotalTokens), r.MatchType)
 		for _, s := range signals(r) {

@@ -66,7 +66,7 @@ func (s *Service) Promote(ctx context.Context, workshopID, userID string, in Dra
 		return nil, hone.FieldError("text", "text is required")
 	case hone.Chars(in.Text) > MaxTextLength:
 		return nil, hone.FieldError("text", "text is longer than %d characters", MaxTextLength)
-	case !slices.Contains([]string{SourceFinding, SourceDisagreement, SourceFeedback, SourceManual}, in.SourceType):
+	case !slices.Contains(SourceTypes, in.SourceType):
 		return nil, hone.FieldError("source_type", "source_type must be finding, disagreement, feedback or manual, not %q", in.SourceType)
 	case in.SourceAnalysisID != "" && in.SourceType != SourceFinding && in.SourceType != SourceDisagreement:
 		return nil, hone.FieldError("source_analysis_id", "only a finding or a disagreement comes from an analysis")

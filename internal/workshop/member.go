@@ -45,9 +45,9 @@ func JoinPath(workshopID, token string) string { return "/w/" + workshopID + "/j
 
 // newToken returns a new personal access token and how it is kept.
 func newToken() (token, hash string) {
-	b := make([]byte, 24)
+	b := make([]byte, tokenBytes)
 	_, _ = rand.Read(b)
-	token = "hw_" + base64.RawURLEncoding.EncodeToString(b)
+	token = TokenPrefix + base64.RawURLEncoding.EncodeToString(b)
 	return token, HashToken(token)
 }
 
@@ -60,7 +60,17 @@ func HashToken(token string) string {
 
 // LooksLikeToken reports whether s has the form of a member's token, so
 // that other Bearer tokens are not looked up.
-func LooksLikeToken(s string) bool { return strings.HasPrefix(s, "hw_") && len(s) == 35 }
+func LooksLikeToken(s string) bool {
+	return strings.HasPrefix(s, TokenPrefix) && len(s) == len(TokenPrefix)+tokenChars
+}
+
+// TokenPrefix starts every member's token; tokenBytes random bytes follow,
+// as tokenChars characters of unpadded base64url.
+const (
+	TokenPrefix = "hw_"
+	tokenBytes  = 24
+	tokenChars  = tokenBytes * 4 / 3
+)
 
 func (p *Person) clean() {
 	p.Name = strings.TrimSpace(hone.CleanText(p.Name))

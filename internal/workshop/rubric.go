@@ -10,6 +10,9 @@ const (
 	SourceManual       = "manual"
 )
 
+// SourceTypes lists the source types.
+var SourceTypes = []string{SourceFinding, SourceDisagreement, SourceFeedback, SourceManual}
+
 // DraftItem is a draft rubric item: the spec's draft_rubric_items record.
 type DraftItem struct {
 	ID               string    `json:"id"`

@@ -29,6 +29,9 @@ const (
 	DefaultTokenBudget = 12000
 	// Questions is how many follow-up questions each trace gets.
 	Questions = 3
+	// MinTokenBudget and MaxTokenBudget bound a workshop's token budget.
+	MinTokenBudget = 1000
+	MaxTokenBudget = 10_000_000
 )
 
 // Limits on what a workshop holds, in characters.
@@ -186,8 +189,8 @@ func (s *Settings) apply(w *Workshop) error {
 		*p.to = *p.v
 	}
 	if s.TokenBudget != nil {
-		if *s.TokenBudget < 1000 || *s.TokenBudget > 10_000_000 {
-			return hone.FieldError("token_budget", "token_budget must be from 1000 to 10000000, got %d", *s.TokenBudget)
+		if *s.TokenBudget < MinTokenBudget || *s.TokenBudget > MaxTokenBudget {
+			return hone.FieldError("token_budget", "token_budget must be from %d to %d, got %d", MinTokenBudget, MaxTokenBudget, *s.TokenBudget)
 		}
 		w.TokenBudget = *s.TokenBudget
 	}
