@@ -23,6 +23,7 @@ import (
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/quality"
+	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/storage"
@@ -58,6 +59,10 @@ type App struct {
 	// then says why.
 	LLM      *llm.Client
 	LLMError error
+
+	// scores is the one path judgments are recorded through; scoring, the
+	// learning loop and the workshops follow it.
+	scores *score.Service
 
 	prompts []*playground.Prompt
 	// jobs are the background work hone runs while it serves.
@@ -104,7 +109,13 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 	if cfg.APIToken == "" {
 		a.hosts = server.NewHosts(publicHost(cfg.PublicURL))
 	}
+	a.scores = score.NewService(db.Scores(), score.Options{Turns: db.Capture(), Traces: db.Workshops()})
 	a.Scoring = scoring.New(db.Scoring(), db.Capture(), set)
+	a.Scoring.Scores = a.scores
+	if err := a.Scoring.EnsureConfigs(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	a.Turns = capture.NewRecorder(db.Capture(), a.Scoring)
 	a.Chat = chat.NewRouter(log, a.sessionOf)
 	a.Tuning = tuning.NewService(db.Capture(), db.Tuning(), tuning.Options{Logger: log, MessageLimit: cfg.MessageLimit,
@@ -113,10 +124,11 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 	a.Scoring.Register(a.Chat)
 	a.openLLM()
 	a.Workshops = workshop.NewService(db.Workshops(), db.Capture(), workshop.Options{Logger: log, LLM: a.LLM,
-		LLMError: a.LLMError, JoinURL: func(path string) string { return a.Links.Base() + path }})
+		LLMError: a.LLMError, JoinURL: func(path string) string { return a.Links.Base() + path }, Scores: a.scores})
 	a.Learning = learning.NewService(db.Learning(), learning.Options{Logger: log, LLM: a.LLM, LLMError: a.LLMError,
 		Threshold: cfg.Learn.Threshold, CorrectionTimeout: cfg.Learn.CorrectionTimeout, PerTester: cfg.Learn.PerTester,
-		Base: a.basePrompt, Protected: protectedFile(cfg.Learn.Protected)})
+		Base: a.basePrompt, Protected: protectedFile(cfg.Learn.Protected), Scores: a.scores})
+	a.scores.Follow(a.Scoring, a.Learning, a.Workshops)
 	a.Learning.Register(a.Chat)
 	a.Suggestions = suggestions.NewService(db.Suggestions(), suggestions.Options{Logger: log, HistoryRoot: cfg.SuggestionRoot})
 	a.API = &api.API{Suggestions: a.Suggestions, Turns: a.Turns, Sessions: db.Capture(), Chat: a.Chat, Tuning: a.Tuning, Scoring: a.Scoring,
@@ -146,7 +158,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error
 // openModules opens every module over the core and adds what each gives to
 // the faces, the navigation and the background work.
 func (a *App) openModules() error {
-	core := &Core{Config: a.Config, Log: a.Log, DB: a.DB, Chat: a.Chat, Turns: a.Turns, LLM: a.LLM, LLMError: a.LLMError,
+	core := &Core{Config: a.Config, Log: a.Log, DB: a.DB, Chat: a.Chat, Turns: a.Turns, Scores: a.scores, LLM: a.LLM, LLMError: a.LLMError,
 		Auth: a.Auth, Links: a.Links, UI: a.UI, Getenv: os.Getenv}
 	nav := slices.Clone(web.DefaultNav)
 	for _, m := range modules {

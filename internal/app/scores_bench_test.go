@@ -58,7 +58,15 @@ func benchScore(turn string, i int) map[string]any {
 // statement), the raw baseline. It reports both rates and the median of
 // the rounds' ratios, so that a moment of a busy machine sways one round
 // only. Use -benchtime 100x (100 batches, 100,000 scores).
-func BenchmarkPostScoresBatch(b *testing.B) {
+func BenchmarkPostScoresBatch(b *testing.B) { postScoresBatch(b, "helpfulness") }
+
+// BenchmarkPostDimensionScoresBatch is BenchmarkPostScoresBatch with scores
+// of a !score dimension (empathy, 1 to 5): each batch also brings the human
+// scores and composites of the turns it judges up to date, in its
+// transaction.
+func BenchmarkPostDimensionScoresBatch(b *testing.B) { postScoresBatch(b, "empathy") }
+
+func postScoresBatch(b *testing.B, config string) {
 	const clients, batch, rounds = 4, 1000, 5
 	a := start(b, slog.New(slog.DiscardHandler))
 	base := a.URL() + api.Prefix
@@ -75,6 +83,9 @@ func BenchmarkPostScoresBatch(b *testing.B) {
 				items := make([]map[string]any, batch)
 				for j := range items {
 					items[j] = benchScore(turns[n%len(turns)], n)
+					if config != "helpfulness" {
+						items[j]["config"], items[j]["value"] = config, 1+n%5
+					}
 					n++
 				}
 				body, _ := json.Marshal(items)

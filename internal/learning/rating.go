@@ -40,6 +40,9 @@ type RatingInput struct {
 	Rating      string `json:"rating"`
 	Intent      string `json:"intent,omitempty"`
 	ContextType string `json:"context_type,omitempty"`
+	// Source is where the rating was given, a score source: the API when
+	// left empty.
+	Source string `json:"-"`
 }
 
 // clean normalises the input and reports the first field that is wrong.

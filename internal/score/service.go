@@ -19,8 +19,117 @@ type Options struct {
 // Service is the score capability, for every face: configs, and the one
 // path every judgment is recorded through.
 type Service struct {
-	store Store
-	opts  Options
+	store     Store
+	opts      Options
+	followers []Follower
+}
+
+// Follow registers followers: each is told of the changes of the scores of
+// the configs it follows, in the transaction that makes them. Register
+// them before the service is used.
+func (s *Service) Follow(f ...Follower) { s.followers = append(s.followers, f...) }
+
+// Atomically runs fn in one transaction with the scores it records: a
+// capability records a judgment and what it keeps beside it (a correction
+// flow, a review's comment) together.
+func (s *Service) Atomically(ctx context.Context, fn func(ctx context.Context) error) error {
+	return s.store.Atomically(ctx, fn)
+}
+
+// Latest returns the latest score of each of the configs that judged the
+// target, of author only when author is not nil: what a follower derives
+// its figures from.
+func (s *Service) Latest(ctx context.Context, t Target, configIDs []string, author *string) ([]*Score, error) {
+	if len(configIDs) == 0 {
+		return nil, nil
+	}
+	return s.store.Latest(ctx, t, configIDs, author)
+}
+
+// notify tells every follower the part of ch it follows; configs maps
+// config ids to the configs of ch's scores.
+func (s *Service) notify(ctx context.Context, ch Change, configs map[string]*Config) error {
+	for _, f := range s.followers {
+		var part Change
+		for _, sc := range ch.Added {
+			if c := configs[sc.ConfigID]; c != nil && f.Follows(c) {
+				part.Added = append(part.Added, sc)
+			}
+		}
+		for _, sc := range ch.Deleted {
+			if c := configs[sc.ConfigID]; c != nil && f.Follows(c) {
+				part.Deleted = append(part.Deleted, sc)
+			}
+		}
+		if len(part.Added)+len(part.Deleted) == 0 {
+			continue
+		}
+		if err := f.ScoresChanged(ctx, part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Replay tells every follower of every score f selects again, as if each
+// had just been recorded, so that what they derive is rebuilt from the
+// scores alone: after scores were moved in by a migration, or to repair.
+// It works in transactions of at most replayChunk scores.
+func (s *Service) Replay(ctx context.Context, f Filter) error {
+	all, err := s.store.Configs(ctx, true)
+	if err != nil {
+		return err
+	}
+	configs := make(map[string]*Config, len(all))
+	for _, c := range all {
+		configs[c.ID] = c
+	}
+	var list []*Score
+	if err := s.store.EachScore(ctx, f, func(sc *Score) error {
+		list = append(list, sc)
+		return nil
+	}); err != nil {
+		return err
+	}
+	for part := range slices.Chunk(list, replayChunk) {
+		if err := s.store.Atomically(ctx, func(ctx context.Context) error {
+			return s.notify(ctx, Change{Added: part}, configs)
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replayChunk bounds the scores Replay tells of in one transaction.
+const replayChunk = 1000
+
+// EnsureConfig returns the config named in.Name (the one that is not
+// archived, else the latest archived), and adds one defined by in when no
+// config has the name: for the !score dimensions a metric set names besides
+// the built-in ones. A dimension whose config was archived stays archived.
+func (s *Service) EnsureConfig(ctx context.Context, in ConfigInput) (*Config, error) {
+	name := strings.ToLower(in.Name)
+	for attempt := 0; ; attempt++ {
+		all, err := s.store.Configs(ctx, true)
+		if err != nil {
+			return nil, err
+		}
+		var found *Config
+		for _, c := range all {
+			if c.Name == name && (found == nil || !c.Archived || found.Archived && c.UpdatedAt.After(found.UpdatedAt)) {
+				found = c
+			}
+		}
+		if found != nil {
+			return found, nil
+		}
+		c, err := s.AddConfig(ctx, in)
+		if hone.ErrorCode(err) == hone.ECONFLICT && attempt == 0 {
+			continue // another server added it meanwhile
+		}
+		return c, err
+	}
 }
 
 // NewService returns the score capability over store.
@@ -168,18 +277,64 @@ func (s *Service) Record(ctx context.Context, in Input) (*Score, bool, error) {
 // one transaction; each result says what became of its input. The error
 // is for a failure of the whole batch, when nothing was recorded.
 func (s *Service) RecordBatch(ctx context.Context, ins []Input) ([]Result, error) {
-	out := make([]Result, len(ins))
-	all, err := s.store.Configs(ctx, true)
+	out, scores, configs, err := s.check(ctx, ins)
 	if err != nil {
 		return nil, err
 	}
-	scores := make([]*Score, len(ins))
+	return out, s.add(ctx, scores, configs, out)
+}
+
+// RecordAll records every score of ins in one transaction, or none: the
+// first score refused is the error. A chat command's judgments, given
+// together, are kept together.
+func (s *Service) RecordAll(ctx context.Context, ins []Input) ([]*Score, error) {
+	out, scores, configs, err := s.check(ctx, ins)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range out {
+		if r.Err != nil {
+			return nil, r.Err
+		}
+	}
+	if err := s.add(ctx, scores, configs, out); err != nil {
+		return nil, err
+	}
+	list := make([]*Score, len(out))
+	for i, r := range out {
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		list[i] = r.Score
+	}
+	return list, nil
+}
+
+// check prepares the scores of ins: out[i].Err is the error of one that is
+// refused, scores[i] the score of one that is not.
+func (s *Service) check(ctx context.Context, ins []Input) (out []Result, scores []*Score, configs map[string]*Config, err error) {
+	out = make([]Result, len(ins))
+	all, err := s.store.Configs(ctx, true)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	configs = make(map[string]*Config, len(all))
+	for _, c := range all {
+		configs[c.ID] = c
+	}
+	scores = make([]*Score, len(ins))
 	for i := range ins {
 		scores[i], out[i].Err = s.prepare(&ins[i], all)
 	}
 	if err := s.checkTargets(ctx, scores, out); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
+	return out, scores, configs, nil
+}
+
+// add records the scores not refused in one transaction with what the
+// followers derive from them, and fills in out.
+func (s *Service) add(ctx context.Context, scores []*Score, configs map[string]*Config, out []Result) error {
 	var batch []*Score
 	var at []int
 	for i, sc := range scores {
@@ -188,11 +343,24 @@ func (s *Service) RecordBatch(ctx context.Context, ins []Input) ([]Result, error
 		}
 	}
 	if len(batch) == 0 {
-		return out, nil
+		return nil
 	}
-	added, err := s.store.AddScores(ctx, batch)
+	var added []Added
+	err := s.store.Atomically(ctx, func(ctx context.Context) error {
+		var err error
+		if added, err = s.store.AddScores(ctx, batch); err != nil {
+			return err
+		}
+		var ch Change
+		for _, a := range added {
+			if !a.Existed {
+				ch.Added = append(ch.Added, a.Score)
+			}
+		}
+		return s.notify(ctx, ch, configs)
+	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for k, a := range added {
 		i := at[k]
@@ -206,7 +374,7 @@ func (s *Service) RecordBatch(ctx context.Context, ins []Input) ([]Result, error
 				Message: "score id " + batch[k].ID + " is taken by another score: send a new id, or none"}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // prepare checks in against the configs and makes its score, without its
@@ -306,7 +474,24 @@ func (s *Service) Score(ctx context.Context, id string) (*Score, error) {
 	return s.store.Score(ctx, id)
 }
 
-// Delete removes a score and returns it.
+// Delete removes a score and returns it; what the followers derive from
+// the scores follows, and a follower may refuse (the last 👍/👎 of a rating
+// with a correction, the last label of a member's feedback).
 func (s *Service) Delete(ctx context.Context, id string) (*Score, error) {
-	return s.store.DeleteScore(ctx, id)
+	var gone *Score
+	err := s.store.Atomically(ctx, func(ctx context.Context) error {
+		var err error
+		if gone, err = s.store.DeleteScore(ctx, id); err != nil {
+			return err
+		}
+		c, err := s.store.Config(ctx, gone.ConfigID)
+		if err != nil {
+			return err
+		}
+		return s.notify(ctx, Change{Deleted: []*Score{gone}}, map[string]*Config{c.ID: c})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gone, nil
 }

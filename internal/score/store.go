@@ -36,8 +36,14 @@ type Added struct {
 	Existed bool
 }
 
-// Store keeps score configs and scores. Every method is atomic.
+// Store keeps score configs and scores. Every method is atomic, and joins
+// the transaction of Atomically when its context carries one.
 type Store interface {
+	// Atomically runs fn in one transaction: every call of this store, and
+	// of the other capabilities' stores of the same database, made with the
+	// context fn is given is part of it.
+	Atomically(ctx context.Context, fn func(ctx context.Context) error) error
+
 	// AddConfig stores a new config; ECONFLICT when a config that is not
 	// archived has its name.
 	AddConfig(ctx context.Context, c *Config) error
@@ -67,6 +73,46 @@ type Store interface {
 	// EachScore calls fn with every score f selects, oldest first, without
 	// holding them all in memory.
 	EachScore(ctx context.Context, f Filter, fn func(*Score) error) error
+	// Latest returns the latest score (by creation time, then id) of each
+	// config of configIDs that judged the target, of author only when
+	// author is not nil, in no particular order.
+	Latest(ctx context.Context, t Target, configIDs []string, author *string) ([]*Score, error)
+}
+
+// Follower keeps figures derived from scores (a turn's composites, its
+// ratings, a workshop's labels): the Service tells it of every change of the
+// scores of the configs it follows, inside the transaction that makes the
+// change, whatever the path (a chat command, a page, the API, an import).
+// Its error undoes the change.
+type Follower interface {
+	// Follows reports whether the follower derives figures from scores of c.
+	Follows(c *Config) bool
+	// ScoresChanged brings the follower's figures up to date after ch, in
+	// the transaction ctx carries: it reads what it needs through the
+	// Service (Latest) and its own store with ctx.
+	ScoresChanged(ctx context.Context, ch Change) error
+}
+
+// Change is what changed among the scores a follower follows.
+type Change struct {
+	// Added are the scores recorded, in order (a score sent again under
+	// its id is not among them).
+	Added []*Score
+	// Deleted are the scores removed.
+	Deleted []*Score
+}
+
+// Targets lists the targets of the change's scores, each once, in order.
+func (ch Change) Targets() []Target {
+	var out []Target
+	seen := map[Target]bool{}
+	for _, s := range append(append([]*Score(nil), ch.Added...), ch.Deleted...) {
+		if t := s.Target(); !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // Turns is what scores need of the turns hone captured: capture's store

@@ -11,7 +11,7 @@ import (
 )
 
 // MaxTextLength bounds a text score and a comment, in characters.
-const MaxTextLength = 1 << 16
+const MaxTextLength = 1 << 20
 
 // Number is the JSON of a numeric value, for Input.Value.
 func Number(v float64) json.RawMessage { return json.RawMessage(strconv.FormatFloat(v, 'g', -1, 64)) }
@@ -32,6 +32,13 @@ type value struct {
 	typed  any
 	number *float64
 	text   *string
+}
+
+// Check reports whether raw is a value c takes: nil, or an error naming
+// field value that says what c takes.
+func (c *Config) Check(raw json.RawMessage) error {
+	_, err := c.check(raw)
+	return err
 }
 
 // check reads raw as a value of c, or returns an error naming field value

@@ -316,7 +316,11 @@ func (db *DB) limit(ctx context.Context) (context.Context, context.CancelFunc) {
 // update runs fn in a write transaction, committing when it returns nil. On
 // SQLite the writer runs it; a caller whose ctx ends first stops waiting, and
 // the transaction, if it had not started, never runs.
+// When ctx carries a transaction of db (see Atomically), fn runs in it.
 func (db *DB) update(ctx context.Context, fn func(*Tx) error) error {
+	if tx := db.txOf(ctx); tx != nil {
+		return dbError(fn(tx))
+	}
 	if db.jobs != nil {
 		j := writeJob{ctx: ctx, fn: fn, done: make(chan error, 1), state: new(atomic.Int32)}
 		select {
@@ -351,11 +355,19 @@ func (db *DB) update(ctx context.Context, fn func(*Tx) error) error {
 	return nil
 }
 
+// queryRow and query read through the transaction ctx carries, if any, so
+// that what it wrote is seen; else through the read connections.
 func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if tx := db.txOf(ctx); tx != nil {
+		return tx.queryRow(ctx, query, args...)
+	}
 	return db.read.QueryRowContext(ctx, db.q(query), args...)
 }
 
 func (db *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if tx := db.txOf(ctx); tx != nil {
+		return tx.query(ctx, query, args...)
+	}
 	return db.read.QueryContext(ctx, db.q(query), args...)
 }
 

@@ -366,3 +366,42 @@ func (ss *ScoreStore) EachScore(ctx context.Context, f score.Filter, fn func(*sc
 	}
 	return dbError(rows.Err())
 }
+
+// Atomically runs fn in one write transaction that every store call with
+// its context joins.
+func (ss *ScoreStore) Atomically(ctx context.Context, fn func(ctx context.Context) error) error {
+	return ss.db.Atomically(ctx, fn)
+}
+
+// Latest returns the latest score of each of the configs that judged t, by
+// author when author is not nil.
+func (ss *ScoreStore) Latest(ctx context.Context, t score.Target, configIDs []string, author *string) ([]*score.Score, error) {
+	ctx, cancel := ss.db.limit(ctx)
+	defer cancel()
+	q := `SELECT ` + ss.scoreColumns() + scoreJoin
+	var args []any
+	if t.TurnID != "" {
+		q, args = q+` WHERE s.turn_id = ?`, append(args, t.TurnID)
+	} else {
+		q, args = q+` WHERE s.workshop_id = ? AND s.trace_id = ?`, append(args, t.WorkshopID, t.TraceID)
+	}
+	q += ` AND s.config_id IN (` + placeholders(len(configIDs)) + `)`
+	args = append(args, anySlice(configIDs)...)
+	if author != nil {
+		q, args = q+` AND s.author = ?`, append(args, *author)
+	}
+	rows, err := ss.db.query(ctx, q+` ORDER BY s.created_at DESC, s.id DESC`, args...)
+	list, err := collect(rows, err, "latest scores", scanScore)
+	if err != nil {
+		return nil, err
+	}
+	out := []*score.Score{}
+	seen := map[string]bool{}
+	for _, s := range list {
+		if !seen[s.ConfigID] {
+			seen[s.ConfigID] = true
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}

@@ -57,6 +57,39 @@ INSERT INTO score_configs (id, name, data_type, min_value, max_value, step, cate
     ('builtin-thumbs', 'thumbs', 'boolean', NULL, NULL, NULL, '[]', '👍 (true) or 👎 (false) on a response.', TRUE, now(), now()),
     ('builtin-workshop_label', 'workshop_label', 'categorical', NULL, NULL, NULL, '[{"label":"GOOD","value":1},{"label":"BAD","value":0}]', 'A workshop member''s review of a trace: GOOD or BAD.', TRUE, now(), now());
 
+-- The judgments made before scores become scores, nothing lost: each turn's
+-- !score values (its 1 to 5 map, one score a dimension, at the turn's time,
+-- source import), each 👍/👎 of turn_feedback (the tester's current rating,
+-- at its time, source import) and each label of discovery_feedback (with its
+-- comment, source workshop, by the member). The map and composites on
+-- turns, turn_feedback and discovery_feedback stay as they are: what
+-- scoring, the learning loop and the workshops derive from the scores (the
+-- latest score of a dimension of a turn, of a tester's thumbs of a turn, of
+-- a member's label of a trace), kept in the transaction of each change of
+-- the scores. A dimension a metric set of its own named gets a numeric
+-- config.
+
+INSERT INTO score_configs (id, name, data_type, min_value, max_value, step, categories, description, built_in, created_at, updated_at)
+SELECT DISTINCT 'migrated-' || j.key, j.key, 'numeric', 1, 5, 1, '[]', 'A !score dimension of the metric set.', FALSE, now(), now()
+FROM turns t CROSS JOIN LATERAL jsonb_each_text(t.scores) AS j
+WHERE t.scores IS NOT NULL AND jsonb_typeof(t.scores) = 'object' AND j.key NOT IN (SELECT name FROM score_configs);
+
+INSERT INTO scores (id, turn_id, config_id, value_number, comment, source, author, prompt_version, fingerprint, created_at)
+SELECT 'score-' || t.id || '-' || j.key, t.id, c.id, CAST(j.value AS DOUBLE PRECISION), '', 'import', '', s.master_prompt_version, '', t.created_at
+FROM turns t JOIN sessions s ON s.id = t.session_id CROSS JOIN LATERAL jsonb_each_text(t.scores) AS j
+    JOIN score_configs c ON c.name = j.key AND NOT c.archived
+WHERE t.scores IS NOT NULL AND jsonb_typeof(t.scores) = 'object';
+
+INSERT INTO scores (id, turn_id, config_id, value_number, comment, source, author, prompt_version, fingerprint, created_at)
+SELECT 'rating-' || f.id, f.turn_id, 'builtin-thumbs', CASE WHEN f.rating = 'up' THEN 1 ELSE 0 END, '', 'import', f.tester_id,
+    s.master_prompt_version, '', f.updated_at
+FROM turn_feedback f JOIN turns t ON t.id = f.turn_id JOIN sessions s ON s.id = t.session_id;
+
+INSERT INTO scores (id, workshop_id, trace_id, config_id, value_number, value_text, comment, source, author, fingerprint, created_at)
+SELECT 'label-' || f.id, f.workshop_id, f.trace_id, 'builtin-workshop_label', CASE WHEN f.feedback_label = 'good' THEN 1 ELSE 0 END,
+    CASE WHEN f.feedback_label = 'good' THEN 'GOOD' ELSE 'BAD' END, f.comment, 'workshop', f.user_id, '', f.updated_at
+FROM discovery_feedback f;
+
 -- +goose Down
 DROP TABLE scores;
 DROP TABLE score_configs;
