@@ -11,6 +11,7 @@ import (
 	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/learning"
 	"github.com/honehq/hone/internal/llm"
+	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/storage"
 )
 
@@ -35,7 +36,9 @@ func newFixture(t *testing.T, db *storage.DB) *fixture {
 	f := &fixture{t: t, db: db, clock: time.Date(2025, 12, 5, 9, 0, 0, 0, time.UTC)}
 	db.Now = f.now
 	f.svc = alerts.NewService(db.Alerts(), db.Capture(), alerts.Options{Now: f.now})
-	f.learn = learning.NewService(db.Learning(), learning.Options{Now: f.now, LLMError: llm.Config{}.Validate()})
+	scores := score.NewService(db.Scores(), score.Options{Turns: db.Capture()})
+	f.learn = learning.NewService(db.Learning(), learning.Options{Now: f.now, LLMError: llm.Config{}.Validate(), Scores: scores})
+	scores.Follow(f.learn)
 	f.router = chat.NewRouter(nil, nil)
 	f.learn.Register(f.router)
 	f.svc.Register(f.router)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/quality"
+	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
 )
@@ -76,7 +77,7 @@ func (a *API) scoreTurn(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t, err := a.Scoring.ScoreTurn(r.Context(), scoring.TurnRef{TurnID: r.PathValue("id")}, scores)
+	t, err := a.Scoring.ScoreTurn(r.Context(), scoring.TurnRef{TurnID: r.PathValue("id")}, scores, scoring.Judge{Source: score.SourceAPI})
 	if err != nil {
 		return err
 	}

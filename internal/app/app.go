@@ -24,6 +24,7 @@ import (
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/quality"
+	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/storage"
@@ -59,6 +60,10 @@ type App struct {
 	LLMError error
 	// Telemetry are the metrics served to Prometheus at /metrics.
 	Telemetry *telemetry.Metrics
+
+	// scores is the one path judgments are recorded through; scoring, the
+	// learning loop and the workshops follow it.
+	scores *score.Service
 
 	prompts []*playground.Prompt
 	// jobs are the background work hone runs while it serves.
@@ -113,7 +118,13 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, m *telemetry
 	if cfg.APIToken == "" {
 		a.hosts = server.NewHosts(publicHost(cfg.PublicURL))
 	}
+	a.scores = score.NewService(db.Scores(), score.Options{Turns: db.Capture(), Traces: db.Workshops()})
 	a.Scoring = scoring.New(db.Scoring(), db.Capture(), set)
+	a.Scoring.Scores = a.scores
+	if err := a.Scoring.EnsureConfigs(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	a.Turns = capture.NewRecorder(db.Capture(), a.Scoring).Counting(m, "api", "batch")
 	a.Chat = chat.NewRouter(log, a.sessionOf)
 	a.Tuning = tuning.NewService(db.Capture(), db.Tuning(), tuning.Options{Logger: log, MessageLimit: cfg.MessageLimit,
@@ -122,10 +133,11 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, m *telemetry
 	a.Scoring.Register(a.Chat)
 	a.openLLM()
 	a.Workshops = workshop.NewService(db.Workshops(), db.Capture(), workshop.Options{Logger: log, LLM: a.LLM,
-		LLMError: a.LLMError, JoinURL: func(path string) string { return a.Links.Base() + path }})
+		LLMError: a.LLMError, JoinURL: func(path string) string { return a.Links.Base() + path }, Scores: a.scores})
 	a.Learning = learning.NewService(db.Learning(), learning.Options{Logger: log, LLM: a.LLM, LLMError: a.LLMError,
 		Threshold: cfg.Learn.Threshold, CorrectionTimeout: cfg.Learn.CorrectionTimeout, PerTester: cfg.Learn.PerTester,
-		Base: a.basePrompt, Protected: protectedFile(cfg.Learn.Protected)})
+		Base: a.basePrompt, Protected: protectedFile(cfg.Learn.Protected), Scores: a.scores})
+	a.scores.Follow(a.Scoring, a.Learning, a.Workshops)
 	a.Learning.Register(a.Chat)
 	a.API = &api.API{Turns: a.Turns, Sessions: db.Capture(), Chat: a.Chat, Tuning: a.Tuning, Scoring: a.Scoring,
 		LLMCalls: db.LLMCalls(), Workshops: a.Workshops, Learning: a.Learning, Prompts: a.Prompts, Auth: a.Auth,
@@ -167,7 +179,7 @@ func (a *App) watch() {
 // openModules opens every module over the core and adds what each gives to
 // the faces, the navigation and the background work.
 func (a *App) openModules() error {
-	core := &Core{Config: a.Config, Log: a.Log, DB: a.DB, Chat: a.Chat, Turns: a.Turns, LLM: a.LLM, LLMError: a.LLMError,
+	core := &Core{Config: a.Config, Log: a.Log, DB: a.DB, Chat: a.Chat, Turns: a.Turns, Scores: a.scores, LLM: a.LLM, LLMError: a.LLMError,
 		Auth: a.Auth, Links: a.Links, UI: a.UI, Telemetry: a.Telemetry, Getenv: os.Getenv}
 	nav := slices.Clone(web.DefaultNav)
 	at := slices.IndexFunc(nav, func(n web.NavItem) bool { return n.Path == "/quality" })

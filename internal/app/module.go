@@ -8,6 +8,7 @@ import (
 	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/config"
 	"github.com/honehq/hone/internal/llm"
+	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/telemetry"
@@ -56,14 +57,16 @@ type Job struct {
 }
 
 // Core is what every capability shares: the settings, the database, the
-// chat router, the turn recorder, the LLM, sign-in, the web UI its pages
-// render with, and the metrics it counts in.
+// chat router, the turn recorder, the scores, the LLM, sign-in, the web UI
+// its pages render with, and the metrics it counts in.
 type Core struct {
 	Config config.Config
 	Log    *slog.Logger
 	DB     *storage.DB
 	Chat   *chat.Router
 	Turns  *capture.Recorder
+	// Scores is the one path every judgment is recorded through.
+	Scores *score.Service
 	// LLM is nil when no LLM is configured; LLMError then says why.
 	LLM      *llm.Client
 	LLMError error

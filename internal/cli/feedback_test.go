@@ -10,6 +10,7 @@ import (
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/learning"
+	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/storage"
 )
 
@@ -33,7 +34,9 @@ func newLearnCLI(t *testing.T, d testDatabase) *learnCLI {
 	}
 	c := &learnCLI{t: t, d: d, db: d.open(t), clock: time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Second)}
 	c.db.Now = c.now
-	c.svc = learning.NewService(c.db.Learning(), learning.Options{Now: c.now})
+	scores := score.NewService(c.db.Scores(), score.Options{Turns: c.db.Capture()})
+	c.svc = learning.NewService(c.db.Learning(), learning.Options{Now: c.now, Scores: scores})
+	scores.Follow(c.svc)
 	c.router = chat.NewRouter(nil, nil)
 	c.svc.Register(c.router)
 	return c

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/scoring"
 )
 
@@ -19,6 +20,8 @@ func seedVersions(t *testing.T, dir string) string {
 	ctx := context.Background()
 	db := openDataDir(t, dir)
 	svc := scoring.New(db.Scoring(), db.Capture(), nil)
+	svc.Scores = score.NewService(db.Scores(), score.Options{Turns: db.Capture()})
+	svc.Scores.Follow(svc)
 	turns := capture.NewRecorder(db.Capture(), svc)
 	var session string
 	for _, v := range []string{"v1", "v2"} {
@@ -34,7 +37,7 @@ func seedVersions(t *testing.T, dir string) string {
 			} else {
 				session = turn.SessionID
 			}
-			if _, err := svc.ScoreTurn(ctx, scoring.TurnRef{TurnID: turn.ID}, map[string]int{"clarity": score}); err != nil {
+			if _, err := svc.ScoreTurn(ctx, scoring.TurnRef{TurnID: turn.ID}, map[string]int{"clarity": score}, scoring.Judge{}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -97,6 +97,7 @@ Settings come from the environment, and flags override them:
 		newLoginLink(opts), newRotateSecret(opts), newToken())
 	root.AddCommand(newWorkshop(opts))
 	root.AddCommand(newFeedback(opts), newLearn(opts), newAlerts(opts), newSuggestions(opts))
+	addModuleCommands(root, opts)
 	return root, opts
 }
 

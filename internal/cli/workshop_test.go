@@ -18,6 +18,7 @@ import (
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/llm/llmtest"
 	"github.com/honehq/hone/internal/logtest"
+	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/workshop"
 )
@@ -127,7 +128,10 @@ func wsWriteFile(t *testing.T, dir, name, content string) string {
 // wsService is the workshop service over the test's database, as a member
 // sees it through their token.
 func wsService(t *testing.T, db *storage.DB) *workshop.Service {
-	return workshop.NewService(db.Workshops(), db.Capture(), workshop.Options{})
+	scores := score.NewService(db.Scores(), score.Options{Turns: db.Capture(), Traces: db.Workshops()})
+	s := workshop.NewService(db.Workshops(), db.Capture(), workshop.Options{Scores: scores})
+	scores.Follow(s)
+	return s
 }
 
 func wsMemberCtx(t *testing.T, s *workshop.Service, token string) context.Context {

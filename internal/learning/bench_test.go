@@ -8,6 +8,7 @@ import (
 
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/learning"
+	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/storage/storagetest"
 )
 
@@ -83,7 +84,9 @@ func BenchmarkSectionFromSQLite1000(b *testing.B) {
 // and reports the 50th and 99th percentiles.
 func BenchmarkRecordThumb(b *testing.B) {
 	db := storagetest.SQLite(b)
-	svc := learning.NewService(db.Learning(), learning.Options{})
+	scores := score.NewService(db.Scores(), score.Options{Turns: db.Capture()})
+	svc := learning.NewService(db.Learning(), learning.Options{Scores: scores})
+	scores.Follow(svc)
 	rec := capture.NewRecorder(db.Capture(), nil)
 	const conversations = 1000
 	for i := range conversations {

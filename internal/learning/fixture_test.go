@@ -12,6 +12,7 @@ import (
 	"github.com/honehq/hone/internal/learning"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/llm/llmtest"
+	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/storage"
 )
 
@@ -40,7 +41,8 @@ func newFixture(t *testing.T, db *storage.DB, withLLM bool, opts ...func(*learni
 	t.Helper()
 	f := &fixture{t: t, db: db, clock: time.Date(2025, 12, 5, 9, 0, 0, 0, time.UTC)}
 	db.Now = f.now
-	o := learning.Options{Now: f.now, Base: func() (string, error) { return basePrompt, nil }}
+	o := learning.Options{Now: f.now, Base: func() (string, error) { return basePrompt, nil },
+		Scores: score.NewService(db.Scores(), score.Options{Turns: db.Capture()})}
 	if withLLM {
 		f.fake = llmtest.New(t)
 		f.fake.SetHandler(f.answer)
@@ -52,6 +54,7 @@ func newFixture(t *testing.T, db *storage.DB, withLLM bool, opts ...func(*learni
 		opt(&o)
 	}
 	f.svc = learning.NewService(db.Learning(), o)
+	o.Scores.Follow(f.svc)
 	f.router = chat.NewRouter(nil, nil)
 	f.svc.Register(f.router)
 	return f

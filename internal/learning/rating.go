@@ -40,6 +40,9 @@ type RatingInput struct {
 	Rating      string `json:"rating"`
 	Intent      string `json:"intent,omitempty"`
 	ContextType string `json:"context_type,omitempty"`
+	// Source is where the rating was given, a score source: the API when
+	// left empty.
+	Source string `json:"-"`
 }
 
 // ratingSpellings are the other words a rating may be given with, in lower

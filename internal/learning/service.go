@@ -7,6 +7,7 @@ import (
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/jobs"
 	"github.com/honehq/hone/internal/llm"
+	"github.com/honehq/hone/internal/score"
 )
 
 // Defaults of Options.
@@ -47,6 +48,10 @@ type Options struct {
 	// StaleAfter is how long a running synthesis may go without a
 	// heartbeat before it counts as interrupted.
 	StaleAfter time.Duration
+	// Scores is the one path ratings are recorded through, as scores of
+	// config thumbs; the service follows them (Follows, ScoresChanged).
+	// Without it no rating is taken.
+	Scores *score.Service
 }
 
 // Service is the learning capability, for every face.

@@ -65,6 +65,15 @@ type Store interface {
 	// ask, the same transaction makes it the correction the conversation's
 	// tester is asked for; without, it ends any flow of theirs.
 	SaveRating(ctx context.Context, r *Rating, ask bool) (*Rating, error)
+	// SetRating makes r the rating of its turn by its tester, as the
+	// tester's latest score of config thumbs says: its rating and update
+	// time, keeping an earlier rating's id, creation time, intent and
+	// context type. It joins the transaction ctx carries.
+	SetRating(ctx context.Context, r *Rating) error
+	// DropRating removes the tester's rating of the turn, when their last
+	// score of config thumbs is gone; ECONFLICT when a correction was
+	// given for it.
+	DropRating(ctx context.Context, turnID, testerID string) error
 	// Ratings lists ratings newest first, with their turns' texts.
 	Ratings(ctx context.Context, f RatingFilter) ([]*Rating, error)
 	// RatingStats counts the ratings since a time, by intent and context type.

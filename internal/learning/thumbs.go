@@ -6,6 +6,7 @@ import (
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/score"
 )
 
 // Replies of the correction flow, in the spec's words.
@@ -33,7 +34,7 @@ func (s *Service) RateTurn(ctx context.Context, turnID string, in RatingInput) (
 // RateLatest rates the latest response of the tester's conversation, as 👍
 // and 👎 in chat do; capture.ErrNoTurn when there is none.
 func (s *Service) RateLatest(ctx context.Context, t capture.Tester, rating string) (*Rating, error) {
-	in := RatingInput{TesterID: t.TesterID, Rating: rating}
+	in := RatingInput{TesterID: t.TesterID, Rating: rating, Source: score.SourceChat}
 	if err := in.clean(); err != nil {
 		return nil, err
 	}
@@ -44,12 +45,35 @@ func (s *Service) RateLatest(ctx context.Context, t capture.Tester, rating strin
 	return s.rate(ctx, turn, in)
 }
 
+// rate records the rating as a score of config thumbs, the one path of
+// judgments, and in the same transaction what the learning loop keeps
+// beside it: the intent and context type, and the correction flow a 👎
+// starts.
 func (s *Service) rate(ctx context.Context, t *TurnRef, in RatingInput) (*Rating, error) {
-	now := s.now()
-	r := &Rating{ID: hone.NewID(idLength), TurnID: t.ID, SessionID: t.SessionID, ConversationID: t.ConversationID,
-		TesterID: in.TesterID, Rating: in.Rating, Intent: in.Intent, ContextType: in.ContextType, CreatedAt: now, UpdatedAt: now}
-	return s.store.SaveRating(ctx, r, in.Rating == RatingDown)
+	if s.opts.Scores == nil {
+		return nil, errNoScores
+	}
+	if in.Source == "" {
+		in.Source = score.SourceAPI
+	}
+	var out *Rating
+	err := s.opts.Scores.Atomically(ctx, func(ctx context.Context) error {
+		_, _, err := s.opts.Scores.Record(ctx, score.Input{TurnID: t.ID, Config: score.Thumbs, Value: score.Bool(in.Rating == RatingUp),
+			Source: in.Source, Author: in.TesterID})
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		r := &Rating{ID: hone.NewID(idLength), TurnID: t.ID, SessionID: t.SessionID, ConversationID: t.ConversationID,
+			TesterID: in.TesterID, Rating: in.Rating, Intent: in.Intent, ContextType: in.ContextType, CreatedAt: now, UpdatedAt: now}
+		out, err = s.store.SaveRating(ctx, r, in.Rating == RatingDown)
+		return err
+	})
+	return out, err
 }
+
+// errNoScores answers a rating when hone runs without its score capability.
+var errNoScores = hone.Errorf(hone.EUNAVAILABLE, "ratings are not available: hone runs without its score capability")
 
 // idLength is the length of the ids the learning loop makes.
 const idLength = 12

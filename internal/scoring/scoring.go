@@ -5,20 +5,26 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
+	"slices"
 	"strings"
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/quality"
+	"github.com/honehq/hone/internal/score"
 )
 
-// Service scores turns with a metric set and keeps the human scores.
+// Service scores turns with a metric set and keeps, as each turn's
+// composites, what the human scores of the set's dimensions give.
 type Service struct {
 	Set      *quality.Set
 	Store    Store
 	Sessions capture.Store
+	// Scores is the one path human scores are recorded through, as scores
+	// of the dimensions' configs; the service follows them (Follows,
+	// ScoresChanged). Without it no human score is taken.
+	Scores *score.Service
 }
 
 // New returns a service over store and the sessions of capture with set; a
@@ -54,38 +60,58 @@ func measurement(r quality.Result) capture.Measurement {
 	return capture.Measurement{Metrics: b, Objective: r.Objective}
 }
 
-// maxScoreAttempts bounds the retries of a score change that met a
-// concurrent change of the same turn.
-const maxScoreAttempts = 20
+// Judge says who made human scores and where.
+type Judge struct {
+	// Source is a score source: score.SourceChat, score.SourceAPI, ….
+	Source string
+	// Author is the tester, "" when unknown.
+	Author string
+}
 
-// ScoreTurn validates human scores, merges them into those of the turn ref
-// names (a name scored again is replaced) and recomputes its composites.
-func (s *Service) ScoreTurn(ctx context.Context, ref TurnRef, scores map[string]int) (*TurnScores, error) {
+// ScoreTurn records human scores of the turn ref names, as
+// POST /turns/{id}/scores does: the set's dimensions only, each a whole
+// number from 1 to 5 (a name scored again replaces it in the composites).
+// Each is recorded as a score of its dimension's config; the composites
+// follow in the same transaction.
+func (s *Service) ScoreTurn(ctx context.Context, ref TurnRef, scores map[string]int, by Judge) (*TurnScores, error) {
 	if err := s.Set.ValidateScores(scores); err != nil {
 		return nil, err
 	}
-	short := make(map[string]int, len(scores))
+	values := make([]named, 0, len(scores))
 	for k, v := range scores {
-		short[strings.TrimSuffix(strings.ToLower(strings.TrimSpace(k)), "_score")] = v
+		values = append(values, named{name: strings.TrimSuffix(strings.ToLower(strings.TrimSpace(k)), "_score"), value: score.Number(float64(v))})
 	}
-	for attempt := 1; ; attempt++ {
-		ts, err := s.Store.TurnScores(ctx, ref)
-		if err != nil {
-			return nil, err
-		}
-		ref = TurnRef{TurnID: ts.TurnID}
-		maps.Copy(ts.Scores, short)
-		c := s.Set.Composite(ts.Objective, ts.Scores)
-		ts.Subjective, ts.Overall = c.Subjective, c.Overall
-		err = s.Store.SaveScores(ctx, ts)
-		if err == nil {
-			ts.Revision++
-			return ts, nil
-		}
-		if hone.ErrorCode(err) != hone.ECONFLICT || attempt == maxScoreAttempts {
-			return nil, err
-		}
+	slices.SortFunc(values, func(a, b named) int { return strings.Compare(a.name, b.name) })
+	return s.record(ctx, ref, values, by)
+}
+
+// named is a value for the config of that name.
+type named struct {
+	name  string
+	value json.RawMessage
+}
+
+// record records values as scores of the turn ref names, all or none, and
+// returns the turn's scores as they are then.
+func (s *Service) record(ctx context.Context, ref TurnRef, values []named, by Judge) (*TurnScores, error) {
+	if s.Scores == nil {
+		return nil, hone.Errorf(hone.EUNAVAILABLE, "human scores are not available: hone runs without its score capability")
 	}
+	ts, err := s.Store.TurnScores(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	ins := make([]score.Input, len(values))
+	for i, v := range values {
+		ins[i] = score.Input{TurnID: ts.TurnID, Config: v.name, Value: v.value, Source: by.Source, Author: by.Author}
+	}
+	if _, err := s.Scores.RecordAll(ctx, ins); err != nil {
+		if f := hone.ErrorField(err); f == "config" || f == "value" {
+			return nil, hone.FieldError("scores", "%s", hone.ErrorMessage(err))
+		}
+		return nil, err
+	}
+	return s.Store.TurnScores(ctx, TurnRef{TurnID: ts.TurnID})
 }
 
 // Replies of !score.
@@ -100,17 +126,18 @@ const (
 func (s *Service) Register(r *chat.Router) {
 	names := s.Set.SubjectiveNames()
 	r.Register(chat.Command{Group: "Scoring", Name: "score", Args: names[0] + ":<1-5> …", Writes: true,
-		Summary: fmt.Sprintf("score the latest response, any of %s, each a whole number from %d to %d",
+		Summary: fmt.Sprintf("score the latest response, any of %s, each a whole number from %d to %d, "+
+			"and any numeric score config added (hone scores configs add NAME --type numeric)",
 			strings.Join(names, ", "), quality.ScoreMin, quality.ScoreMax),
 		Run: s.score})
 }
 
 func (s *Service) score(ctx context.Context, m chat.Message, args string) (chat.Reply, error) {
-	scores, err := s.Set.ParseScores(args)
+	values, err := s.parseScores(ctx, args)
 	if err != nil {
 		return chat.Reply{}, err
 	}
-	t, err := s.ScoreTurn(ctx, TurnRef{ConversationID: m.ConversationID}, scores)
+	t, err := s.record(ctx, TurnRef{ConversationID: m.ConversationID}, values, Judge{Source: score.SourceChat, Author: m.TesterID})
 	if errors.Is(err, capture.ErrNoTurn) {
 		return chat.Reply{Text: NoTurnText}, nil
 	} else if err != nil {

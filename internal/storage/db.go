@@ -322,7 +322,11 @@ func (db *DB) limit(ctx context.Context) (context.Context, context.CancelFunc) {
 // update runs fn in a write transaction, committing when it returns nil. On
 // SQLite the writer runs it; a caller whose ctx ends first stops waiting, and
 // the transaction, if it had not started, never runs.
+// When ctx carries a transaction of db (see Atomically), fn runs in it.
 func (db *DB) update(ctx context.Context, fn func(*Tx) error) (err error) {
+	if tx := db.txOf(ctx); tx != nil {
+		return dbError(fn(tx))
+	}
 	if db.Meter != nil {
 		defer db.observe(OpWrite, time.Now(), &err)
 	}
@@ -362,7 +366,12 @@ func (db *DB) update(ctx context.Context, fn func(*Tx) error) (err error) {
 	return nil
 }
 
+// queryRow and query read through the transaction ctx carries, if any, so
+// that what it wrote is seen; else through the read connections.
 func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if tx := db.txOf(ctx); tx != nil {
+		return tx.queryRow(ctx, query, args...)
+	}
 	if db.Meter == nil {
 		return db.read.QueryRowContext(ctx, db.q(query), args...)
 	}
@@ -374,6 +383,9 @@ func (db *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row 
 }
 
 func (db *DB) query(ctx context.Context, query string, args ...any) (rows *sql.Rows, err error) {
+	if tx := db.txOf(ctx); tx != nil {
+		return tx.query(ctx, query, args...)
+	}
 	if db.Meter != nil {
 		defer db.observe(OpRead, time.Now(), &err)
 	}

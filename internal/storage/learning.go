@@ -123,6 +123,44 @@ func (ls *LearningStore) SaveRating(ctx context.Context, r *learning.Rating, ask
 	return out, err
 }
 
+// SetRating makes r the rating of its turn by its tester, keeping an
+// earlier rating's id, creation time, intent and context type.
+func (ls *LearningStore) SetRating(ctx context.Context, r *learning.Rating) error {
+	ctx, cancel := ls.db.limit(ctx)
+	defer cancel()
+	return ls.db.update(ctx, func(tx *Tx) error {
+		_, err := tx.exec(ctx, `INSERT INTO turn_feedback (id, turn_id, session_id, conversation_id, tester_id, rating, intent,
+			context_type, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, '', '', ?, ?)
+			ON CONFLICT (turn_id, tester_id) DO UPDATE SET rating = excluded.rating, updated_at = excluded.updated_at`,
+			r.ID, r.TurnID, r.SessionID, r.ConversationID, r.TesterID, r.Rating, r.CreatedAt.UTC(), r.UpdatedAt.UTC())
+		if err != nil {
+			return fmt.Errorf("set rating: %w", err)
+		}
+		return nil
+	})
+}
+
+// DropRating removes a tester's rating of a turn that has no correction.
+func (ls *LearningStore) DropRating(ctx context.Context, turnID, testerID string) error {
+	ctx, cancel := ls.db.limit(ctx)
+	defer cancel()
+	return ls.db.update(ctx, func(tx *Tx) error {
+		var corrections int
+		if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM corrections c JOIN turn_feedback f ON f.id = c.feedback_id
+			WHERE f.turn_id = ? AND f.tester_id = ?`, turnID, testerID).Scan(&corrections); err != nil {
+			return fmt.Errorf("count corrections: %w", err)
+		}
+		if corrections > 0 {
+			return hone.Errorf(hone.ECONFLICT, "this is the last 👍/👎 of %s on turn %s, and a correction was given for it: "+
+				"rate the turn again to change the rating", testerID, turnID)
+		}
+		if _, err := tx.exec(ctx, `DELETE FROM turn_feedback WHERE turn_id = ? AND tester_id = ?`, turnID, testerID); err != nil {
+			return fmt.Errorf("drop rating: %w", err)
+		}
+		return nil
+	})
+}
+
 // Ratings lists ratings newest first, with their turns' texts.
 func (ls *LearningStore) Ratings(ctx context.Context, f learning.RatingFilter) ([]*learning.Rating, error) {
 	ctx, cancel := ls.db.limit(ctx)

@@ -73,6 +73,25 @@ func (ss *ScoringStore) TurnScores(ctx context.Context, ref scoring.TurnRef) (*s
 	return &ts, nil
 }
 
+// LockScores holds a turn's scores until the transaction ends: on
+// PostgreSQL the update locks the row; SQLite has one writer.
+func (ss *ScoringStore) LockScores(ctx context.Context, turnID string) error {
+	ctx, cancel := ss.db.limit(ctx)
+	defer cancel()
+	return ss.db.update(ctx, func(tx *Tx) error {
+		res, err := tx.exec(ctx, `UPDATE turns SET scores_revision = scores_revision WHERE id = ?`, turnID)
+		if err != nil {
+			return fmt.Errorf("hold the scores of turn %s: %w", turnID, err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return notFound("turn", turnID)
+		}
+		return nil
+	})
+}
+
 // SaveScores writes a turn's scores if no one changed them since they were read.
 func (ss *ScoringStore) SaveScores(ctx context.Context, ts *scoring.TurnScores) error {
 	ctx, cancel := ss.db.limit(ctx)

@@ -11,6 +11,7 @@ import (
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/quality"
+	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/storage/storagetest"
@@ -36,9 +37,18 @@ func measured(t *testing.T, db *storage.DB, in capture.TurnInput, obj *float64) 
 	return turn
 }
 
-// scoreTurn merges human scores into a turn, as the scoring domain does.
+// scoringService is scoring over db, recording human scores through the
+// score capability and following them, as hone wires it.
+func scoringService(db *storage.DB) *scoring.Service {
+	svc := scoring.New(db.Scoring(), db.Capture(), quality.Default())
+	svc.Scores = score.NewService(db.Scores(), score.Options{Turns: db.Capture()})
+	svc.Scores.Follow(svc)
+	return svc
+}
+
+// scoreTurn records human scores of a turn, as POST /turns/{id}/scores does.
 func scoreTurn(db *storage.DB, ref scoring.TurnRef, scores map[string]int) (*scoring.TurnScores, error) {
-	return scoring.New(db.Scoring(), db.Capture(), quality.Default()).ScoreTurn(context.Background(), ref, scores)
+	return scoringService(db).ScoreTurn(context.Background(), ref, scores, scoring.Judge{Source: score.SourceAPI})
 }
 
 func f(v float64) *float64 { return &v }
@@ -162,6 +172,64 @@ func TestSamplesAndVersionSummaries(t *testing.T) {
 		every, err := db.Scoring().Samples(ctx, scoring.SampleFilter{})
 		if err != nil || len(every) != 3 || every[2].Version != "v2" {
 			t.Errorf("all samples %+v %v", every, err)
+		}
+	})
+}
+
+// A metric set's own !score dimensions get numeric 1–5 configs when no
+// config has their names, and count in its composites; a config of such a
+// name that the composites cannot read stops hone.
+func TestMetricSetDimensionsGetConfigs(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		ctx := context.Background()
+		set, err := quality.Load("../quality/testdata/retail-support.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc := scoring.New(db.Scoring(), db.Capture(), set)
+		svc.Scores = score.NewService(db.Scores(), score.Options{Turns: db.Capture()})
+		svc.Scores.Follow(svc)
+		for range 2 {
+			if err := svc.EnsureConfigs(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		configs, err := svc.Scores.Configs(ctx, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var added []string
+		for _, c := range configs {
+			if !c.BuiltIn {
+				added = append(added, c.Name)
+				if !svc.Follows(c) {
+					t.Errorf("%s is not a dimension the composites read: %+v", c.Name, c)
+				}
+			}
+		}
+		if len(added) != 2 || added[0] != "accuracy" || added[1] != "politeness" {
+			t.Fatalf("configs added %v, want accuracy and politeness once", added)
+		}
+		turn := measured(t, db, turnInput("c1", "q1"), f(0.5))
+		got, err := svc.ScoreTurn(ctx, scoring.TurnRef{TurnID: turn.ID}, map[string]int{"politeness": 4}, scoring.Judge{Source: score.SourceAPI})
+		if err != nil || !near(got.Subjective, 0.8) || !near(got.Overall, 0.65) {
+			t.Fatalf("scored %+v %v", got, err)
+		}
+
+		other := scoring.New(db.Scoring(), db.Capture(), set)
+		other.Scores = svc.Scores
+		yes := true
+		if _, err := svc.Scores.UpdateConfig(ctx, "politeness", score.ConfigUpdate{Archived: &yes}); err != nil {
+			t.Fatal(err)
+		}
+		if err := other.EnsureConfigs(ctx); err != nil {
+			t.Fatalf("an archived dimension's config stays archived: %v", err)
+		}
+		if _, err := svc.Scores.AddConfig(ctx, score.ConfigInput{Name: "politeness", DataType: score.Boolean}); err != nil {
+			t.Fatal(err)
+		}
+		if err := other.EnsureConfigs(ctx); hone.ErrorCode(err) != hone.EINVALID {
+			t.Fatalf("a boolean config of a dimension's name: %v", err)
 		}
 	})
 }

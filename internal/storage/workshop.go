@@ -272,6 +272,19 @@ func (ws *WorkshopStore) Trace(ctx context.Context, workshopID, traceID string) 
 	return t, nil
 }
 
+// TraceExists reports whether a workshop has a trace, for the scores that
+// judge one (score.Traces): nil, or an ENOTFOUND error.
+func (ws *WorkshopStore) TraceExists(ctx context.Context, workshopID, traceID string) error {
+	ctx, cancel := ws.db.limit(ctx)
+	defer cancel()
+	var one int
+	err := ws.db.queryRow(ctx, `SELECT 1 FROM workshop_traces WHERE workshop_id = ? AND id = ?`, workshopID, traceID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFound("trace", traceID)
+	}
+	return dbError(err)
+}
+
 // BeginDiscovery starts discovery.
 func (ws *WorkshopStore) BeginDiscovery(ctx context.Context, workshopID string, limit int, randomize bool) (*workshop.Workshop, error) {
 	ctx, cancel := ws.db.limit(ctx)

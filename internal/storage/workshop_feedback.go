@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/workshop"
@@ -64,6 +65,30 @@ func (ws *WorkshopStore) UpsertFeedback(ctx context.Context, f *workshop.Feedbac
 		return err
 	})
 	return out, err
+}
+
+// SetLabel makes a label the member's feedback of a trace, when userID is
+// a member of the workshop.
+func (ws *WorkshopStore) SetLabel(ctx context.Context, workshopID, traceID, userID, label, comment string, at time.Time) (bool, error) {
+	ctx, cancel := ws.db.limit(ctx)
+	defer cancel()
+	var member bool
+	err := ws.db.update(ctx, func(tx *Tx) error {
+		res, err := tx.exec(ctx, `INSERT INTO discovery_feedback (id, workshop_id, trace_id, user_id, feedback_label, comment,
+			followup_qna, created_at, updated_at)
+			SELECT ?, ?, ?, ?, ?, ?, '[]', ?, ? WHERE EXISTS (SELECT 1 FROM workshop_members WHERE id = ? AND workshop_id = ?)
+			ON CONFLICT (workshop_id, trace_id, user_id) DO UPDATE SET feedback_label = excluded.feedback_label,
+			comment = CASE WHEN excluded.comment = '' THEN discovery_feedback.comment ELSE excluded.comment END,
+			updated_at = excluded.updated_at`,
+			hone.NewID(12), workshopID, traceID, userID, label, comment, at.UTC(), at.UTC(), userID, workshopID)
+		if err != nil {
+			return fmt.Errorf("set label: %w", err)
+		}
+		n, err := res.RowsAffected()
+		member = n > 0
+		return err
+	})
+	return member, err
 }
 
 // Feedback returns one record.

@@ -12,6 +12,7 @@ import (
 	"github.com/honehq/hone/internal/learning"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/playground"
+	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/server"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -266,7 +267,7 @@ func (u *UI) rateChatTurn(w http.ResponseWriter, r *http.Request) error {
 		return hone.Errorf(hone.EINVALID, "the body must be JSON {\"rating\": \"up\" or \"down\"}")
 	}
 	rt, err := u.Learning.RateTurn(r.Context(), r.PathValue("id"), learning.RatingInput{TesterID: chatTester(cookie.Value, "").TesterID,
-		Rating: in.Rating})
+		Rating: in.Rating, Source: score.SourceWeb})
 	if err != nil {
 		return err
 	}

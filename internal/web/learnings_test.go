@@ -20,6 +20,7 @@ import (
 	"github.com/honehq/hone/internal/config"
 	"github.com/honehq/hone/internal/learning"
 	"github.com/honehq/hone/internal/llm/llmtest"
+	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/web"
 )
 
@@ -398,6 +399,13 @@ func TestChatTurnFeedback(t *testing.T) {
 		st, err := e.Learning.Stats(ctx, 30)
 		if err != nil || st.Total != 1 || st.Down != 1 || st.Up != 0 {
 			t.Errorf("stats after 👍 then 👎 of one answer: %+v, %v; want one 👎", st, err)
+		}
+		// Each is a score of config thumbs, given in the web UI by the tester;
+		// the rating is the latest.
+		thumbs, err := e.DB.Scores().Scores(ctx, score.Filter{TurnID: turn})
+		if err != nil || len(thumbs) != 2 || thumbs[0].Config != score.Thumbs || thumbs[0].Value != false || thumbs[1].Value != true ||
+			thumbs[0].Source != score.SourceWeb || thumbs[0].Author != tester {
+			t.Errorf("the turn's scores %+v, %v; want 👎 then 👍 of config thumbs from the web by %s", thumbs, err, tester)
 		}
 
 		// The next message is the correction: noted, thanked, not sent to

@@ -42,7 +42,7 @@ func (a *testApp) seedScored() (string, *capture.Turn, float64) {
 				first = tr
 			}
 			if sc != nil {
-				if _, err := a.Scoring.ScoreTurn(ctx, scoring.TurnRef{TurnID: tr.ID}, sc); err != nil {
+				if _, err := a.Scoring.ScoreTurn(ctx, scoring.TurnRef{TurnID: tr.ID}, sc, scoring.Judge{}); err != nil {
 					a.t.Fatal(err)
 				}
 			}

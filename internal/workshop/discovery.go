@@ -7,6 +7,7 @@ import (
 
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/llm"
+	"github.com/honehq/hone/internal/score"
 )
 
 // Begin starts discovery; facilitators only. limit is how many of the
@@ -81,9 +82,21 @@ func (s *Service) SubmitFeedback(ctx context.Context, workshopID string, in Feed
 	if _, err := s.assignedTrace(ctx, w, in.TraceID); err != nil {
 		return nil, err
 	}
-	now := s.opts.Now().UTC()
-	f, err := s.store.UpsertFeedback(ctx, &Feedback{ID: hone.NewID(idLength), WorkshopID: w.ID, TraceID: in.TraceID,
-		UserID: a.Member.ID, Label: in.Label, Comment: in.Comment, FollowupQnA: []QA{}, CreatedAt: now, UpdatedAt: now})
+	if s.opts.Scores == nil {
+		return nil, hone.Errorf(hone.EUNAVAILABLE, "feedback is not taken: hone runs without its score capability")
+	}
+	var f *Feedback
+	err = s.opts.Scores.Atomically(ctx, func(ctx context.Context) error {
+		_, _, err := s.opts.Scores.Record(ctx, score.Input{WorkshopID: w.ID, TraceID: in.TraceID, Config: score.WorkshopLabel,
+			Value: score.Label(strings.ToUpper(in.Label)), Comment: in.Comment, Source: score.SourceWorkshop, Author: a.Member.ID})
+		if err != nil {
+			return err
+		}
+		now := s.opts.Now().UTC()
+		f, err = s.store.UpsertFeedback(ctx, &Feedback{ID: hone.NewID(idLength), WorkshopID: w.ID, TraceID: in.TraceID,
+			UserID: a.Member.ID, Label: in.Label, Comment: in.Comment, FollowupQnA: []QA{}, CreatedAt: now, UpdatedAt: now})
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func exportWorkshop(t *testing.T, db *storage.DB) *fixture {
 		t.Fatal(err)
 	}
 	f.llm.SetHandler(func(llmtest.ChatRequest) llmtest.Reply { return llmtest.Text("What made it so?") })
-	noLLM := workshop.NewService(db.Workshops(), nil, workshop.Options{})
+	noLLM := workshop.NewService(db.Workshops(), nil, workshop.Options{Scores: scores(db)})
 	a, b := f.as(f.alice), f.as(f.bob)
 	f.complete(a, f.alice, "t1", "good")
 

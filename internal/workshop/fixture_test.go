@@ -10,6 +10,7 @@ import (
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/llm/llmtest"
+	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/workshop"
 )
@@ -27,12 +28,18 @@ type fixture struct {
 	alice, bob  workshop.Access
 }
 
+// scores is the score capability over db, as hone wires it for the
+// workshops: labels are scores of config workshop_label.
+func scores(db *storage.DB) *score.Service {
+	return score.NewService(db.Scores(), score.Options{Turns: db.Capture(), Traces: db.Workshops()})
+}
+
 var admin = hone.WithIdentity(context.Background(), hone.Admin)
 
 func newFixture(t *testing.T, db *storage.DB, withLLM bool) *fixture {
 	t.Helper()
 	f := &fixture{t: t, db: db}
-	opts := workshop.Options{JoinURL: func(p string) string { return "https://hone.example.com" + p }}
+	opts := workshop.Options{JoinURL: func(p string) string { return "https://hone.example.com" + p }, Scores: scores(db)}
 	if withLLM {
 		f.llm = llmtest.New(t)
 		opts.LLM = f.llm.Client(db.LLMCalls())
@@ -40,6 +47,7 @@ func newFixture(t *testing.T, db *storage.DB, withLLM bool) *fixture {
 		opts.LLMError = llm.Config{}.Validate()
 	}
 	f.svc = workshop.NewService(db.Workshops(), db.Capture(), opts)
+	opts.Scores.Follow(f.svc)
 	var err error
 	f.ws, err = f.svc.Create(admin, workshop.Create{Name: "Support bot review", Description: "HR answers",
 		Facilitator: workshop.Person{Name: "Fay", Email: "fay@example.com"}})

@@ -10,6 +10,7 @@ import (
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/jobs"
 	"github.com/honehq/hone/internal/llm"
+	"github.com/honehq/hone/internal/score"
 )
 
 // TurnSource gives the turns of hone's tuning sessions, for importing them
@@ -36,6 +37,10 @@ type Options struct {
 	// StaleAfter is how long a running analysis may go without a heartbeat
 	// before it counts as interrupted (by a crash or a restart).
 	StaleAfter time.Duration
+	// Scores is the one path GOOD/BAD labels are recorded through, as
+	// scores of config workshop_label; the service follows them (Follows,
+	// ScoresChanged). Without it no feedback is taken.
+	Scores *score.Service
 }
 
 // Service is the workshop capability, for every face.

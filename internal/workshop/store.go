@@ -55,6 +55,12 @@ type Store interface {
 	// UpsertFeedback stores a member's label and comment of a trace,
 	// keeping the follow-up questions and answers a record has already.
 	UpsertFeedback(ctx context.Context, f *Feedback) (*Feedback, error)
+	// SetLabel makes label (good or bad) and, when it is not empty, comment
+	// the member's feedback of the trace, as their latest score of config
+	// workshop_label (given at) says, keeping the follow-up answers; it
+	// reports false, and stores nothing, when userID is no member of the
+	// workshop. It joins the transaction ctx carries.
+	SetLabel(ctx context.Context, workshopID, traceID, userID, label, comment string, at time.Time) (bool, error)
 	// Feedback returns one record; ENOTFOUND when there is none.
 	Feedback(ctx context.Context, workshopID, traceID, userID string) (*Feedback, error)
 	// ListFeedback returns the records f selects, by trace position and member.

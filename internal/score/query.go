@@ -1,0 +1,138 @@
+package score
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/honehq/hone"
+)
+
+// Query selects scores as the faces give it: each field optional.
+type Query struct {
+	TurnID     string
+	WorkshopID string
+	TraceID    string
+	// Config is a config's name (every config of that name, archived ones
+	// too) or id.
+	Config        string
+	Source        string
+	Author        string
+	PromptVersion string
+	// Since and Until bound the creation time: an RFC 3339 time, a date
+	// (UTC), or a span back from now such as 90m, 24h or 7d.
+	Since string
+	Until string
+	// Limit is the most scores a page holds (DefaultLimit when 0, at most
+	// MaxLimit), after Offset.
+	Limit  int
+	Offset int
+}
+
+// Page bounds of a list.
+const (
+	DefaultLimit = 100
+	MaxLimit     = 1000
+)
+
+// Page is one page of scores, newest first.
+type Page struct {
+	Scores []*Score `json:"scores"`
+	// NextOffset, when set, is the offset of the next page.
+	NextOffset *int `json:"next_offset,omitempty"`
+}
+
+// maxSpanDays bounds a span back from now: a hundred years.
+const maxSpanDays = 36500
+
+// Filter turns q into a Filter, or an error naming the parameter that is
+// wrong. now is the time spans count back from.
+func (s *Service) Filter(ctx context.Context, q Query, now time.Time) (Filter, error) {
+	f := Filter{TurnID: q.TurnID, WorkshopID: q.WorkshopID, TraceID: q.TraceID, Source: q.Source, Author: q.Author,
+		PromptVersion: q.PromptVersion, Limit: q.Limit, Offset: q.Offset,
+		Nothing: !storable(q.TurnID, q.WorkshopID, q.TraceID, q.Author, q.PromptVersion, q.Config)}
+	if q.Source != "" && !slices.Contains(Sources, q.Source) {
+		return f, hone.FieldError("source", "source must be one of %s, not %q", strings.Join(Sources, ", "), q.Source)
+	}
+	if q.Config != "" {
+		all, err := s.store.Configs(ctx, true)
+		if err != nil {
+			return f, err
+		}
+		name := strings.ToLower(q.Config)
+		for _, c := range all {
+			if c.Name == name || c.ID == q.Config {
+				f.ConfigIDs = append(f.ConfigIDs, c.ID)
+			}
+		}
+		if len(f.ConfigIDs) == 0 {
+			return f, hone.FieldError("config", "no score config is named %q or has that id", q.Config)
+		}
+	}
+	var err error
+	if f.Since, err = parseTime("since", q.Since, now); err != nil {
+		return f, err
+	}
+	if f.Until, err = parseTime("until", q.Until, now); err != nil {
+		return f, err
+	}
+	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Until.After(f.Since) {
+		return f, hone.FieldError("until", "until must be after since")
+	}
+	return f, nil
+}
+
+// parseTime reads a time bound, as suggestion tracking's filters do; ""
+// is none.
+func parseTime(field, v string, now time.Time) (time.Time, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t.UTC(), nil
+	}
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n >= 0 && n <= maxSpanDays {
+			return now.Add(-time.Duration(n) * 24 * time.Hour).UTC(), nil
+		}
+	}
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return now.Add(-d).UTC(), nil
+	}
+	return time.Time{}, hone.FieldError(field, "%s must be an RFC 3339 time (2026-01-10T15:04:05Z), a date (2026-01-10) or a span back from now (90m, 24h, 7d), not %q", field, v)
+}
+
+// List returns a page of the scores q selects, newest first.
+func (s *Service) List(ctx context.Context, q Query, now time.Time) (*Page, error) {
+	switch {
+	case q.Limit == 0:
+		q.Limit = DefaultLimit
+	case q.Limit < 1 || q.Limit > MaxLimit:
+		return nil, hone.FieldError("limit", "limit must be from 1 to %d, not %d", MaxLimit, q.Limit)
+	}
+	if q.Offset < 0 {
+		return nil, hone.FieldError("offset", "offset must be 0 or more, not %d", q.Offset)
+	}
+	f, err := s.Filter(ctx, q, now)
+	if err != nil {
+		return nil, err
+	}
+	f.Limit++
+	list, err := s.store.Scores(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	p := &Page{Scores: list}
+	if len(list) > q.Limit {
+		p.Scores = list[:q.Limit]
+		next := q.Offset + q.Limit
+		p.NextOffset = &next
+	}
+	return p, nil
+}
