@@ -46,6 +46,14 @@ func (s *Service) Latest(ctx context.Context, t Target, configIDs []string, auth
 	return s.store.Latest(ctx, t, configIDs, author)
 }
 
+// LatestOfTurns is Latest of many turns by any author, in one read.
+func (s *Service) LatestOfTurns(ctx context.Context, turnIDs, configIDs []string) (map[string][]*Score, error) {
+	if len(configIDs) == 0 || len(turnIDs) == 0 {
+		return map[string][]*Score{}, nil
+	}
+	return s.store.LatestOfTurns(ctx, turnIDs, configIDs)
+}
+
 // notify tells every follower the part of ch it follows; configs maps
 // config ids to the configs of ch's scores.
 func (s *Service) notify(ctx context.Context, ch Change, configs map[string]*Config) error {

@@ -77,6 +77,9 @@ type Store interface {
 	// config of configIDs that judged the target, of author only when
 	// author is not nil, in no particular order.
 	Latest(ctx context.Context, t Target, configIDs []string, author *string) ([]*Score, error)
+	// LatestOfTurns is Latest of every turn of turnIDs, by any author, in
+	// one read: the latest scores of each turn that has any.
+	LatestOfTurns(ctx context.Context, turnIDs, configIDs []string) (map[string][]*Score, error)
 }
 
 // Follower keeps figures derived from scores (a turn's composites, its

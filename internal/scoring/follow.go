@@ -35,6 +35,7 @@ func (s *Service) ScoresChanged(ctx context.Context, ch score.Change) error {
 		}
 	}
 	slices.Sort(turns)
+	turns = slices.Compact(turns)
 	configs, err := s.Scores.Configs(ctx, true)
 	if err != nil {
 		return err
@@ -46,18 +47,16 @@ func (s *Service) ScoresChanged(ctx context.Context, ch score.Change) error {
 			ids, names[c.ID] = append(ids, c.ID), c.Name
 		}
 	}
-	for _, id := range turns {
-		if err := s.Store.LockScores(ctx, id); err != nil {
-			return err
-		}
-		ts, err := s.Store.TurnScores(ctx, TurnRef{TurnID: id})
-		if err != nil {
-			return err
-		}
-		latest, err := s.Scores.Latest(ctx, score.Target{TurnID: id}, ids, nil)
-		if err != nil {
-			return err
-		}
+	locked, err := s.Store.LockTurns(ctx, turns)
+	if err != nil {
+		return err
+	}
+	latestOf, err := s.Scores.LatestOfTurns(ctx, turns, ids)
+	if err != nil {
+		return err
+	}
+	for _, ts := range locked {
+		latest := latestOf[ts.TurnID]
 		kept := ts.Scores
 		ts.Scores = map[string]int{}
 		for name, v := range kept {

@@ -72,10 +72,11 @@ type Store interface {
 	// revision; capture.ErrNoTurn when a conversation has no turn, an
 	// ENOTFOUND error for an unknown turn id.
 	TurnScores(ctx context.Context, ref TurnRef) (*TurnScores, error)
-	// LockScores holds the turn's human scores until the transaction ctx
-	// carries ends: another change of them waits. ENOTFOUND for an unknown
-	// turn.
-	LockScores(ctx context.Context, turnID string) error
+	// LockTurns holds the human scores of the turns until the transaction
+	// ctx carries ends (another change of them waits) and returns them with
+	// their revisions, in the order of ids, which are sorted so that two
+	// changes lock in the same order. ENOTFOUND names an unknown turn.
+	LockTurns(ctx context.Context, ids []string) ([]*TurnScores, error)
 	// SaveScores replaces the turn's human scores and its subjective and
 	// overall scores when its scores are still at ts.Revision, and counts
 	// the revision up; an ECONFLICT error when they changed in between.

@@ -405,3 +405,36 @@ func (ss *ScoreStore) Latest(ctx context.Context, t score.Target, configIDs []st
 	}
 	return out, nil
 }
+
+// LatestOfTurns returns the latest score of each config of configIDs that
+// judged each turn of turnIDs, by any author, reading the turns in parts:
+// the newest time of each turn and config comes from the index alone, and
+// only the scores of that time are read (of several at one time, the
+// greatest id is the latest, as in Latest).
+func (ss *ScoreStore) LatestOfTurns(ctx context.Context, turnIDs, configIDs []string) (map[string][]*score.Score, error) {
+	ctx, cancel := ss.db.limit(ctx)
+	defer cancel()
+	out := map[string][]*score.Score{}
+	for part := range chunkIDs(turnIDs) {
+		in := `turn_id IN (` + placeholders(len(part)) + `) AND config_id IN (` + placeholders(len(configIDs)) + `)`
+		q := `SELECT ` + ss.scoreColumns() + scoreJoin + ` JOIN (SELECT turn_id, config_id, MAX(created_at) AS at FROM scores
+			WHERE ` + in + ` GROUP BY turn_id, config_id) m
+			ON s.turn_id = m.turn_id AND s.config_id = m.config_id AND s.created_at = m.at`
+		rows, err := ss.db.query(ctx, q, append(anySlice(part), anySlice(configIDs)...)...)
+		list, err := collect(rows, err, "latest scores of turns", scanScore)
+		if err != nil {
+			return nil, err
+		}
+		latest := map[[2]string]*score.Score{}
+		for _, s := range list {
+			k := [2]string{s.TurnID, s.ConfigID}
+			if prev := latest[k]; prev == nil || s.ID > prev.ID {
+				latest[k] = s
+			}
+		}
+		for _, s := range latest {
+			out[s.TurnID] = append(out[s.TurnID], s)
+		}
+	}
+	return out, nil
+}

@@ -46,18 +46,14 @@ var _ scoring.Store = (*ScoringStore)(nil)
 func (ss *ScoringStore) TurnScores(ctx context.Context, ref scoring.TurnRef) (*scoring.TurnScores, error) {
 	ctx, cancel := ss.db.limit(ctx)
 	defer cancel()
-	const columns = `t.id, t.session_id, t.turn_number, t.scores, t.objective_score, t.subjective_score, t.overall_score, t.scores_revision`
 	var row *sql.Row
 	if ref.TurnID != "" {
-		row = ss.db.queryRow(ctx, `SELECT `+columns+` FROM turns t WHERE t.id = ?`, ref.TurnID)
+		row = ss.db.queryRow(ctx, `SELECT `+turnScoreColumns+` FROM turns t WHERE t.id = ?`, ref.TurnID)
 	} else {
-		row = ss.db.queryRow(ctx, `SELECT `+columns+` FROM conversations c JOIN turns t ON t.session_id = c.current_session_id
+		row = ss.db.queryRow(ctx, `SELECT `+turnScoreColumns+` FROM conversations c JOIN turns t ON t.session_id = c.current_session_id
 			WHERE c.id = ? ORDER BY t.turn_number DESC LIMIT 1`, ref.ConversationID)
 	}
-	var ts scoring.TurnScores
-	var scores []byte
-	var obj, subj, overall sql.NullFloat64
-	err := row.Scan(&ts.TurnID, &ts.SessionID, &ts.TurnNumber, &scores, &obj, &subj, &overall, &ts.Revision)
+	ts, err := scanTurnScores(row)
 	switch {
 	case errors.Is(err, sql.ErrNoRows) && ref.TurnID != "":
 		return nil, notFound("turn", ref.TurnID)
@@ -66,6 +62,20 @@ func (ss *ScoringStore) TurnScores(ctx context.Context, ref scoring.TurnRef) (*s
 	case err != nil:
 		return nil, dbError(fmt.Errorf("find turn to score: %w", err))
 	}
+	return ts, nil
+}
+
+// turnScoreColumns are what scanTurnScores reads of turns t.
+const turnScoreColumns = `t.id, t.session_id, t.turn_number, t.scores, t.objective_score, t.subjective_score, t.overall_score, t.scores_revision`
+
+func scanTurnScores(row scanner) (*scoring.TurnScores, error) {
+	var ts scoring.TurnScores
+	var scores []byte
+	var obj, subj, overall sql.NullFloat64
+	if err := row.Scan(&ts.TurnID, &ts.SessionID, &ts.TurnNumber, &scores, &obj, &subj, &overall, &ts.Revision); err != nil {
+		return nil, err
+	}
+	var err error
 	if ts.Scores, err = decodeScores(scores); err != nil {
 		return nil, err
 	}
@@ -73,23 +83,40 @@ func (ss *ScoringStore) TurnScores(ctx context.Context, ref scoring.TurnRef) (*s
 	return &ts, nil
 }
 
-// LockScores holds a turn's scores until the transaction ends: on
-// PostgreSQL the update locks the row; SQLite has one writer.
-func (ss *ScoringStore) LockScores(ctx context.Context, turnID string) error {
+// LockTurns holds the scores of the turns until the transaction ends and
+// returns them, in the order of ids: on PostgreSQL the rows are locked (FOR
+// UPDATE, in id order); SQLite has one writer.
+func (ss *ScoringStore) LockTurns(ctx context.Context, ids []string) ([]*scoring.TurnScores, error) {
 	ctx, cancel := ss.db.limit(ctx)
 	defer cancel()
-	return ss.db.update(ctx, func(tx *Tx) error {
-		res, err := tx.exec(ctx, `UPDATE turns SET scores_revision = scores_revision WHERE id = ?`, turnID)
-		if err != nil {
-			return fmt.Errorf("hold the scores of turn %s: %w", turnID, err)
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return notFound("turn", turnID)
+	found := make(map[string]*scoring.TurnScores, len(ids))
+	err := ss.db.update(ctx, func(tx *Tx) error {
+		for part := range chunkIDs(ids) {
+			q := `SELECT ` + turnScoreColumns + ` FROM turns t WHERE t.id IN (` + placeholders(len(part)) + `) ORDER BY t.id`
+			if ss.db.dialect == Postgres {
+				q += ` FOR UPDATE`
+			}
+			rows, err := tx.query(ctx, q, anySlice(part)...)
+			list, err := collect(rows, err, "turn scores", scanTurnScores)
+			if err != nil {
+				return err
+			}
+			for _, ts := range list {
+				found[ts.TurnID] = ts
+			}
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*scoring.TurnScores, len(ids))
+	for i, id := range ids {
+		if out[i] = found[id]; out[i] == nil {
+			return nil, notFound("turn", id)
+		}
+	}
+	return out, nil
 }
 
 // SaveScores writes a turn's scores if no one changed them since they were read.
