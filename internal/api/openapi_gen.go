@@ -23,14 +23,14 @@ import (
 var prose []byte
 
 // tags are the groups of operations, in the order the document lists them.
-var tags = []string{"alerts", "suggestions", "chat", "sessions", "llm", "metrics", "learning", "workshops", "meta"}
+var tags = []string{"alerts", "suggestions", "chat", "sessions", "llm", "metrics", "learning", "workshops", "scores", "meta"}
 
 // Generate builds openapi.json from routes (the API's own and the
 // capabilities' modules'), the component schemas, the shared parameters,
 // headers and answers below, and the prose file openapi.yaml.
 //
 // A route is documented by its server.Doc: in the route table (routes.go,
-// learning.go, alerts.go, suggestions.go), from the docs of the *_docs.go
+// learning.go, alerts.go, suggestions.go, scores.go), from the docs of the *_docs.go
 // files. A field added to a Go type of a body or answer appears in the
 // document as it is; its description goes into openapi.yaml, and its
 // bounds, patterns and enumerations into the JSONSchemaExtend method of its
@@ -148,6 +148,8 @@ var sharedParams = []openapi.Named[server.Param]{
 	{Name: "LearningID", Value: pathParam("id")},
 	{Name: "LearningRunID", Value: pathParam("id")},
 	{Name: "LearningLimit", Value: learningLimit.param()},
+	{Name: "ScoreConfigRef", Value: pathParam("id")},
+	{Name: "ScoreID", Value: pathParam("id")},
 }
 
 // sharedHeaders are the headers several answers carry.

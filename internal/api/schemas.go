@@ -11,6 +11,7 @@ import (
 	"github.com/honehq/hone/internal/learning"
 	"github.com/honehq/hone/internal/llm"
 	"github.com/honehq/hone/internal/quality"
+	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/suggestions"
@@ -29,7 +30,7 @@ const (
 // types refers to the component of its type; a body or answer of a route
 // names its Go type in its server.Doc.
 var schemas = [][]openapi.Component{alertSchemas, suggestionSchemas, chatSchemas, llmSchemas, metricSchemas,
-	errorSchemas, workshopSchemas, learningSchemas}
+	errorSchemas, workshopSchemas, learningSchemas, scoreSchemas}
 
 var alertSchemas = []openapi.Component{
 	openapi.Of[alerts.PermitInput]("PermitInput", request),
@@ -177,6 +178,20 @@ var learningSchemas = []openapi.Component{
 	openapi.Of[RunList]("LearningRunList", reply),
 	openapi.Of[Switch]("LearningSwitch", reply),
 	openapi.Of[learning.PromptView]("PromptView", reply),
+}
+
+var scoreSchemas = []openapi.Component{
+	openapi.Of[score.Category]("ScoreCategory", request),
+	openapi.Of[score.ConfigInput]("ScoreConfigInput", request),
+	openapi.Of[score.ConfigUpdate]("ScoreConfigUpdate", request),
+	openapi.Of[score.Config]("ScoreConfig", reply),
+	openapi.Of[ScoreConfigList]("ScoreConfigList", reply),
+	openapi.Of[score.Input]("NewScore", request),
+	openapi.Of[score.Score]("Score", reply),
+	openapi.Of[score.Page]("ScorePage", reply),
+	openapi.Of[RecordedScore]("RecordedScore", reply),
+	openapi.Of[ScoreBatchAnswer]("ScoreBatchAnswer", reply),
+	openapi.Of[score.ExportRow]("ScoreExportRow", reply),
 }
 
 // turnSchema says what a turn's metrics and scores hold.

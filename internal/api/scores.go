@@ -29,15 +29,15 @@ type Scores struct {
 // Routes are the score capability's routes, relative to Prefix.
 func (a Scores) Routes() []server.Route {
 	return []server.Route{
-		{Method: "GET", Path: "/score-configs", Handler: a.listConfigs},
-		{Method: "POST", Path: "/score-configs", Handler: a.addConfig},
-		{Method: "GET", Path: "/score-configs/{id}", Handler: a.getConfig},
-		{Method: "PATCH", Path: "/score-configs/{id}", Handler: a.updateConfig},
-		{Method: "POST", Path: "/scores", Handler: a.recordScores, Accepts: scoreTypes},
-		{Method: "GET", Path: "/scores", Handler: a.listScores},
-		{Method: "GET", Path: "/scores/export", Handler: a.exportScores},
-		{Method: "GET", Path: "/scores/{id}", Handler: a.getScore},
-		{Method: "DELETE", Path: "/scores/{id}", Handler: a.deleteScore},
+		{Method: "GET", Path: "/score-configs", Handler: a.listConfigs, Doc: listScoreConfigsDoc},
+		{Method: "POST", Path: "/score-configs", Handler: a.addConfig, Doc: addScoreConfigDoc},
+		{Method: "GET", Path: "/score-configs/{id}", Handler: a.getConfig, Doc: getScoreConfigDoc},
+		{Method: "PATCH", Path: "/score-configs/{id}", Handler: a.updateConfig, Doc: updateScoreConfigDoc},
+		{Method: "POST", Path: "/scores", Handler: a.recordScores, Accepts: scoreTypes, Doc: recordScoresDoc},
+		{Method: "GET", Path: "/scores", Handler: a.listScores, Doc: listScoresDoc},
+		{Method: "GET", Path: "/scores/export", Handler: a.exportScores, Doc: exportScoresDoc},
+		{Method: "GET", Path: "/scores/{id}", Handler: a.getScore, Doc: getScoreDoc},
+		{Method: "DELETE", Path: "/scores/{id}", Handler: a.deleteScore, Doc: deleteScoreDoc},
 	}
 }
 
@@ -310,10 +310,10 @@ func (a Scores) query(r *http.Request) (score.Query, error) {
 		Config: q.Get("config"), Source: q.Get("source"), Author: q.Get("author"), PromptVersion: q.Get("prompt_version"),
 		Since: q.Get("since"), Until: q.Get("until")}
 	var err error
-	if sq.Limit, err = intParam(q.Get("limit"), "limit", 1, score.MaxLimit); err != nil {
+	if sq.Limit, err = scoreLimit.read(q); err != nil {
 		return sq, err
 	}
-	if sq.Offset, err = intParam(q.Get("offset"), "offset", 0, 1<<31-1); err != nil {
+	if sq.Offset, err = scoreOffset.read(q); err != nil {
 		return sq, err
 	}
 	return sq, nil

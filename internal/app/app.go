@@ -118,7 +118,7 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, m *telemetry
 	if cfg.APIToken == "" {
 		a.hosts = server.NewHosts(publicHost(cfg.PublicURL))
 	}
-	a.scores = score.NewService(db.Scores(), score.Options{Turns: db.Capture(), Traces: db.Workshops()})
+	a.scores = score.NewService(db.Scores(), score.Options{Turns: db.Capture(), Traces: db.Workshops(), Counter: m})
 	a.Scoring = scoring.New(db.Scoring(), db.Capture(), set)
 	a.Scoring.Scores = a.scores
 	if err := a.Scoring.EnsureConfigs(ctx); err != nil {

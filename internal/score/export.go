@@ -20,6 +20,15 @@ const (
 // Formats lists the export formats.
 var Formats = []string{FormatJSONL, FormatCSV}
 
+// Targets of an exported score: what it judges.
+const (
+	TargetTurn  = "turn"
+	TargetTrace = "trace"
+)
+
+// Targets lists the targets, in the order the API documents them.
+var Targets = []string{TargetTurn, TargetTrace}
+
 // ExportRow is one score as exports write it: every column on every row
 // (null when empty), so that pandas and DuckDB read the file as is.
 type ExportRow struct {
@@ -55,13 +64,17 @@ func nullable(s string) *string {
 	return &s
 }
 
+// target is what s judges, as exports name it.
+func (s *Score) target() string {
+	if s.TurnID == "" {
+		return TargetTrace
+	}
+	return TargetTurn
+}
+
 // Row is s as exports write it.
 func (s *Score) Row() ExportRow {
-	target := "turn"
-	if s.TurnID == "" {
-		target = "trace"
-	}
-	return ExportRow{ID: s.ID, Target: target, TurnID: nullable(s.TurnID), WorkshopID: nullable(s.WorkshopID),
+	return ExportRow{ID: s.ID, Target: s.target(), TurnID: nullable(s.TurnID), WorkshopID: nullable(s.WorkshopID),
 		TraceID: nullable(s.TraceID), PromptVersion: nullable(s.PromptVersion), Config: s.Config, ConfigID: s.ConfigID,
 		DataType: s.DataType, Value: s.Value, NumericValue: s.Number, Comment: nullable(s.Comment), Source: s.Source,
 		Author: nullable(s.Author), CreatedAt: s.CreatedAt}
@@ -94,10 +107,6 @@ func (s *Service) Export(ctx context.Context, f Filter, format string, w io.Writ
 
 // csvRecord is a score's CSV row.
 func csvRecord(sc *Score) []string {
-	target := "turn"
-	if sc.TurnID == "" {
-		target = "trace"
-	}
 	value := ""
 	switch v := sc.Value.(type) {
 	case float64:
@@ -111,7 +120,7 @@ func csvRecord(sc *Score) []string {
 	if sc.Number != nil {
 		number = strconv.FormatFloat(*sc.Number, 'g', -1, 64)
 	}
-	row := []string{sc.ID, target, sc.TurnID, sc.WorkshopID, sc.TraceID, sc.PromptVersion, sc.Config, sc.ConfigID,
+	row := []string{sc.ID, sc.target(), sc.TurnID, sc.WorkshopID, sc.TraceID, sc.PromptVersion, sc.Config, sc.ConfigID,
 		sc.DataType, value, number, sc.Comment, sc.Source, sc.Author, sc.CreatedAt.UTC().Format(time.RFC3339Nano)}
 	for i := range row {
 		row[i] = hone.SpreadsheetSafe(row[i])

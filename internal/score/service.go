@@ -14,6 +14,9 @@ type Options struct {
 	// refuses every target of its kind.
 	Turns  Turns
 	Traces Traces
+	// Counter, when not nil, is told of every score recorded, once its
+	// transaction is committed.
+	Counter Counter
 }
 
 // Service is the score capability, for every face: configs, and the one
@@ -33,7 +36,12 @@ func (s *Service) Follow(f ...Follower) { s.followers = append(s.followers, f...
 // capability records a judgment and what it keeps beside it (a correction
 // flow, a review's comment) together.
 func (s *Service) Atomically(ctx context.Context, fn func(ctx context.Context) error) error {
-	return s.store.Atomically(ctx, fn)
+	ctx, t := s.tallying(ctx)
+	if err := s.store.Atomically(ctx, fn); err != nil {
+		return err
+	}
+	t.report(s.opts.Counter)
+	return nil
 }
 
 // Latest returns the latest score of each of the configs that judged the
@@ -354,12 +362,13 @@ func (s *Service) add(ctx context.Context, scores []*Score, configs map[string]*
 		return nil
 	}
 	var added []Added
+	var ch Change
 	err := s.store.Atomically(ctx, func(ctx context.Context) error {
 		var err error
 		if added, err = s.store.AddScores(ctx, batch); err != nil {
 			return err
 		}
-		var ch Change
+		ch = Change{}
 		for _, a := range added {
 			if !a.Existed {
 				ch.Added = append(ch.Added, a.Score)
@@ -370,6 +379,7 @@ func (s *Service) add(ctx context.Context, scores []*Score, configs map[string]*
 	if err != nil {
 		return err
 	}
+	s.count(ctx, ch.Added)
 	for k, a := range added {
 		i := at[k]
 		switch {
