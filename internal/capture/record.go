@@ -16,12 +16,21 @@ import (
 type Recorder struct {
 	store    Store
 	measurer Measurer
+	source   string
 }
 
 // NewRecorder returns a Recorder writing to store; measurer, when not nil,
 // scores every turn.
 func NewRecorder(store Store, measurer Measurer) *Recorder {
 	return &Recorder{store: store, measurer: measurer}
+}
+
+// From returns a Recorder like r for turns that arrive one way: a turn that
+// does not say its source is recorded with source (one of Sources).
+func (r *Recorder) From(source string) *Recorder {
+	c := *r
+	c.source = source
+	return &c
 }
 
 // Store returns the store turns are written to.
@@ -81,15 +90,27 @@ func batchKey(key string, i, n int) string {
 // MaxKeyLength is the longest idempotency key accepted, in characters.
 const MaxKeyLength = 255
 
-// prepare cleans, validates and measures in.
+// prepare cleans, validates, completes (see TurnInput.Derive) and measures in.
 func (r *Recorder) prepare(in TurnInput, key string) (TurnRecord, error) {
 	in.Clean()
 	if err := in.Validate(); err != nil {
 		return TurnRecord{}, err
 	}
-	rec := TurnRecord{Input: in, Key: key}
+	rec := TurnRecord{Key: key}
 	if key != "" || in.ID != "" {
 		rec.Fingerprint = fingerprint(&in)
+	}
+	in.Derive()
+	if in.Source == "" {
+		in.Source = r.source
+	}
+	rec.Input = in
+	if len(in.Messages) > 0 {
+		b, err := json.Marshal(in.Messages)
+		if err != nil {
+			return TurnRecord{}, err
+		}
+		rec.Messages = b
 	}
 	if r.measurer != nil {
 		rec.Measured, rec.First = r.measurer.Measure(&in)
@@ -108,7 +129,8 @@ func ValidateKey(key string) error {
 	return nil
 }
 
-// fingerprint hashes the content of a cleaned input.
+// fingerprint hashes the content of a cleaned input as the client sent it,
+// before hone derives or defaults any field.
 func fingerprint(in *TurnInput) string {
 	b, _ := json.Marshal(in)
 	sum := sha256.Sum256(b)

@@ -139,7 +139,9 @@ func recordTurn(ctx context.Context, tx *Tx, rec *capture.TurnRecord) (*capture.
 func (db *DB) turnColumns() string {
 	return `t.id, t.session_id, t.turn_number, t.user_message, t.response, ` + db.timeText("t.created_at") + `,
 	t.search_results, t.avg_similarity, t.processing_time_ms, t.metadata,
-	t.metrics, t.scores, t.objective_score, t.subjective_score, t.overall_score`
+	t.metrics, t.scores, t.objective_score, t.subjective_score, t.overall_score,
+	t.model, t.prompt_tokens, t.completion_tokens, t.total_tokens, t.latency_ms, t.source,
+	t.trace_id, t.span_id, t.parent_id, (SELECT m.messages FROM turn_messages m WHERE m.turn_id = t.id)`
 }
 
 func scanTurn(row scanner, extra ...any) (*capture.Turn, error) {
@@ -149,8 +151,13 @@ func scanTurn(row scanner, extra ...any) (*capture.Turn, error) {
 	var sim, ms sql.NullFloat64
 	var measured, scores []byte
 	var obj, subj, overall sql.NullFloat64
+	var model, source, trace, span, parent sql.NullString
+	var prompt, completion, total sql.NullInt64
+	var latency sql.NullFloat64
+	var messages []byte
 	dest := append([]any{&t.ID, &t.SessionID, &t.Number, &t.UserMessage, &t.Response, &at,
-		&search, &sim, &ms, &meta, &measured, &scores, &obj, &subj, &overall}, extra...)
+		&search, &sim, &ms, &meta, &measured, &scores, &obj, &subj, &overall,
+		&model, &prompt, &completion, &total, &latency, &source, &trace, &span, &parent, &messages}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -175,6 +182,14 @@ func scanTurn(row scanner, extra ...any) (*capture.Turn, error) {
 		return nil, err
 	}
 	t.ObjectiveScore, t.SubjectiveScore, t.OverallScore = nullFloat(obj), nullFloat(subj), nullFloat(overall)
+	t.Model, t.Source, t.TraceID, t.SpanID, t.ParentID = model.String, source.String, trace.String, span.String, parent.String
+	if prompt.Valid {
+		t.Usage = &capture.Usage{PromptTokens: prompt.Int64, CompletionTokens: completion.Int64, TotalTokens: total.Int64}
+	}
+	t.LatencyMS = nullFloat(latency)
+	if len(messages) > 0 {
+		t.Messages = append([]byte(nil), messages...)
+	}
 	return &t, nil
 }
 
