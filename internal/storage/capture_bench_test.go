@@ -27,10 +27,6 @@ func benchRecord(conversation string, i int, rich bool) capture.TurnRecord {
 		in.Messages = capture.Messages{
 			{Role: capture.RoleSystem, Content: "You are ERA, the HR assistant of Acme. Answer from the attendance policy, briefly and kindly."},
 			{Role: capture.RoleUser, Content: in.UserMessage}, {Role: capture.RoleAssistant, Content: in.Response}}
-		for k := range 10 {
-			in.Messages = append(in.Messages, capture.Message{Role: capture.RoleUser, Content: fmt.Sprint(k, in.UserMessage)},
-				capture.Message{Role: capture.RoleAssistant, Content: in.Response + in.Response})
-		}
 		in.Model, in.LatencyMS, in.Source = "gpt-4o-mini", &latency, capture.SourceProxy
 		in.Usage = &capture.Usage{PromptTokens: 412, CompletionTokens: 38, TotalTokens: 450}
 		in.TraceID, in.SpanID, in.ParentID = fmt.Sprintf("%032x", i+1), fmt.Sprintf("%016x", i+1), fmt.Sprintf("%016x", i+1<<32)

@@ -1,11 +1,9 @@
 -- +goose Up
 -- Richer turns: the model, its token usage and latency, how the turn
--- arrived, and its W3C trace context, as columns of turns; and the chat's
--- messages in OpenAI's format, one JSON text per turn, in a table of their
--- own. turns is a WITHOUT ROWID table: a row larger than about a quarter of
--- a page spills onto overflow pages, which SQLite reads whole at every key
--- comparison, so the messages, which grow with the conversation, stay out
--- of it. The trace index holds only turns that have a trace id, so turns
+-- arrived and its W3C trace context, each a column (small, and read and
+-- filtered on their own); the chat's messages in OpenAI's format, one JSON
+-- text, the last column of the row, so that reading the other columns never
+-- reads it. The trace index holds only turns that have a trace id, so turns
 -- without one cost nothing to insert; OpenTelemetry ingestion finds a turn
 -- by its trace id, or by its trace and span id.
 ALTER TABLE turns ADD COLUMN model TEXT;
@@ -17,16 +15,12 @@ ALTER TABLE turns ADD COLUMN source TEXT;
 ALTER TABLE turns ADD COLUMN trace_id TEXT;
 ALTER TABLE turns ADD COLUMN span_id TEXT;
 ALTER TABLE turns ADD COLUMN parent_id TEXT;
+ALTER TABLE turns ADD COLUMN messages TEXT;
 CREATE INDEX turns_trace ON turns (trace_id, span_id) WHERE trace_id IS NOT NULL;
 
-CREATE TABLE turn_messages (
-    turn_id  TEXT PRIMARY KEY REFERENCES turns (id) ON DELETE CASCADE,
-    messages TEXT NOT NULL
-);
-
 -- +goose Down
-DROP TABLE turn_messages;
 DROP INDEX turns_trace;
+ALTER TABLE turns DROP COLUMN messages;
 ALTER TABLE turns DROP COLUMN parent_id;
 ALTER TABLE turns DROP COLUMN span_id;
 ALTER TABLE turns DROP COLUMN trace_id;
