@@ -141,7 +141,7 @@ func (db *DB) turnColumns() string {
 	t.search_results, t.avg_similarity, t.processing_time_ms, t.metadata,
 	t.metrics, t.scores, t.objective_score, t.subjective_score, t.overall_score,
 	t.model, t.prompt_tokens, t.completion_tokens, t.total_tokens, t.latency_ms, t.source,
-	t.trace_id, t.span_id, t.parent_id, t.messages`
+	t.trace_id, t.span_id, t.parent_id, (SELECT m.messages FROM turn_messages m WHERE m.session_id = t.session_id AND m.turn_number = t.turn_number)`
 }
 
 func scanTurn(row scanner, extra ...any) (*capture.Turn, error) {

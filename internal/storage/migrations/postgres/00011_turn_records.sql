@@ -1,11 +1,12 @@
 -- +goose Up
--- Richer turns: the model, its token usage and latency, how the turn
--- arrived and its W3C trace context, each a column (small, and read and
--- filtered on their own); the chat's messages in OpenAI's format, one JSONB
--- value, which PostgreSQL keeps out of line (TOAST) when large, so that the
--- table's rows stay narrow. The trace index holds only turns that have a
--- trace id, so turns without one cost nothing to insert; OpenTelemetry
--- ingestion finds a turn by its trace id, or by its trace and span id.
+-- Richer turns. The model, its token usage and latency, how the turn
+-- arrived and its W3C trace context are columns of turns: small, and read,
+-- summed and filtered on their own. The chat's messages in OpenAI's format,
+-- one JSON value per turn that grows with the conversation, have a table of
+-- their own, as on SQLite, so that turns stays narrow. The trace index
+-- holds only turns that have a trace id, so turns without one cost nothing
+-- to insert; OpenTelemetry ingestion finds a turn by its trace id, or by
+-- its trace and span id.
 ALTER TABLE turns
     ADD COLUMN model             TEXT,
     ADD COLUMN prompt_tokens     BIGINT,
@@ -15,14 +16,21 @@ ALTER TABLE turns
     ADD COLUMN source            TEXT,
     ADD COLUMN trace_id          TEXT,
     ADD COLUMN span_id           TEXT,
-    ADD COLUMN parent_id         TEXT,
-    ADD COLUMN messages          JSONB;
+    ADD COLUMN parent_id         TEXT;
 CREATE INDEX turns_trace ON turns (trace_id, span_id) WHERE trace_id IS NOT NULL;
 
+CREATE TABLE turn_messages (
+    session_id  TEXT NOT NULL,
+    turn_number INTEGER NOT NULL,
+    messages    JSONB NOT NULL,
+    PRIMARY KEY (session_id, turn_number),
+    FOREIGN KEY (session_id, turn_number) REFERENCES turns (session_id, turn_number) ON DELETE CASCADE
+);
+
 -- +goose Down
+DROP TABLE turn_messages;
 DROP INDEX turns_trace;
 ALTER TABLE turns
-    DROP COLUMN messages,
     DROP COLUMN parent_id,
     DROP COLUMN span_id,
     DROP COLUMN trace_id,
