@@ -151,13 +151,12 @@ func scanTurn(row scanner, extra ...any) (*capture.Turn, error) {
 	var sim, ms sql.NullFloat64
 	var measured, scores []byte
 	var obj, subj, overall sql.NullFloat64
-	var model, source, trace, span, parent sql.NullString
-	var prompt, completion, total sql.NullInt64
-	var latency sql.NullFloat64
-	var messages []byte
+	// The richer record's columns, mostly NULL, are scanned as they come:
+	// database/sql converts to *any for nothing.
+	var rich [10]any
 	dest := append([]any{&t.ID, &t.SessionID, &t.Number, &t.UserMessage, &t.Response, &at,
 		&search, &sim, &ms, &meta, &measured, &scores, &obj, &subj, &overall,
-		&model, &prompt, &completion, &total, &latency, &source, &trace, &span, &parent, &messages}, extra...)
+		&rich[0], &rich[1], &rich[2], &rich[3], &rich[4], &rich[5], &rich[6], &rich[7], &rich[8], &rich[9]}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -182,15 +181,49 @@ func scanTurn(row scanner, extra ...any) (*capture.Turn, error) {
 		return nil, err
 	}
 	t.ObjectiveScore, t.SubjectiveScore, t.OverallScore = nullFloat(obj), nullFloat(subj), nullFloat(overall)
-	t.Model, t.Source, t.TraceID, t.SpanID, t.ParentID = model.String, source.String, trace.String, span.String, parent.String
-	if prompt.Valid {
-		t.Usage = &capture.Usage{PromptTokens: prompt.Int64, CompletionTokens: completion.Int64, TotalTokens: total.Int64}
+	return &t, scanRich(&t, rich)
+}
+
+// scanRich fills t's fields of the richer record from the values of their
+// columns, in turnColumns' order.
+func scanRich(t *capture.Turn, v [10]any) error {
+	t.Model, t.Source, t.TraceID, t.SpanID, t.ParentID = text(v[0]), text(v[5]), text(v[6]), text(v[7]), text(v[8])
+	if v[1] != nil {
+		var u capture.Usage
+		var ok [3]bool
+		u.PromptTokens, ok[0] = v[1].(int64)
+		u.CompletionTokens, ok[1] = v[2].(int64)
+		u.TotalTokens, ok[2] = v[3].(int64)
+		if ok != [3]bool{true, true, true} {
+			return fmt.Errorf("turn %s: token counts %T %T %T", t.ID, v[1], v[2], v[3])
+		}
+		t.Usage = &u
 	}
-	t.LatencyMS = nullFloat(latency)
-	if len(messages) > 0 {
-		t.Messages = append([]byte(nil), messages...)
+	switch x := v[4].(type) {
+	case float64:
+		t.LatencyMS = &x
+	case int64:
+		f := float64(x)
+		t.LatencyMS = &f
 	}
-	return &t, nil
+	switch x := v[9].(type) {
+	case string:
+		t.Messages = []byte(x)
+	case []byte:
+		t.Messages = append([]byte(nil), x...)
+	}
+	return nil
+}
+
+// text is a text column's value as a string, "" for NULL.
+func text(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	}
+	return ""
 }
 
 // EachTurn streams a session's turns, in order.
