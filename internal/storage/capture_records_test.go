@@ -173,3 +173,30 @@ func TestTurnsHaveATraceIndex(t *testing.T) {
 		}
 	})
 }
+
+// The richer record's columns come back exactly at their bounds and with
+// text that JSON escapes, on both databases.
+func TestRichRecordRoundTripsAtItsBounds(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		ctx := context.Background()
+		latency := 1.7976931348623157e308
+		in := turnInput("c-bounds", "q")
+		in.Model = `m "quoted" \ é` + "\u2028"
+		in.Usage = &capture.Usage{PromptTokens: capture.MaxTokens, CompletionTokens: 0, TotalTokens: capture.MaxTokens}
+		in.LatencyMS = &latency
+		in.TraceID = "ffffffffffffffffffffffffffffffff"
+		recorded, _, err := capture.NewRecorder(db.Capture(), nil).Record(ctx, in, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.Capture().RecentTurns(ctx, recorded.SessionID, 1)
+		if err != nil || len(got) != 1 {
+			t.Fatal(got, err)
+		}
+		g := got[0]
+		if g.Model != in.Model || g.Usage == nil || *g.Usage != *in.Usage || g.LatencyMS == nil || *g.LatencyMS != latency ||
+			g.TraceID != in.TraceID || g.SpanID != "" || g.Messages != nil {
+			t.Errorf("read back %+v, usage %+v", g, g.Usage)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -140,8 +141,22 @@ func (db *DB) turnColumns() string {
 	return `t.id, t.session_id, t.turn_number, t.user_message, t.response, ` + db.timeText("t.created_at") + `,
 	t.search_results, t.avg_similarity, t.processing_time_ms, t.metadata,
 	t.metrics, t.scores, t.objective_score, t.subjective_score, t.overall_score,
-	t.model, t.prompt_tokens, t.completion_tokens, t.total_tokens, t.latency_ms, t.source,
-	t.trace_id, t.span_id, t.parent_id, (SELECT m.messages FROM turn_messages m WHERE m.session_id = t.session_id AND m.turn_number = t.turn_number)`
+	t.source, ` + db.richColumns() + `,
+	(SELECT m.messages FROM turn_messages m WHERE m.session_id = t.session_id AND m.turn_number = t.turn_number)`
+}
+
+// richColumns reads the richer record's columns of turns t but its source
+// and messages as one value: a JSON array of model, prompt_tokens,
+// completion_tokens, total_tokens, latency_ms, trace_id, span_id and
+// parent_id, NULL for a turn that has none of them. Every column a row
+// has costs its reading even when NULL; most turns have none.
+func (db *DB) richColumns() string {
+	const none = `t.model IS NULL AND t.prompt_tokens IS NULL AND t.latency_ms IS NULL AND t.trace_id IS NULL`
+	const columns = `t.model, t.prompt_tokens, t.completion_tokens, t.total_tokens, t.latency_ms, t.trace_id, t.span_id, t.parent_id`
+	if db.dialect == SQLite {
+		return `CASE WHEN ` + none + ` THEN NULL ELSE json_array(` + columns + `) END`
+	}
+	return `CASE WHEN ` + none + ` THEN NULL ELSE json_build_array(` + columns + `)::text END`
 }
 
 func scanTurn(row scanner, extra ...any) (*capture.Turn, error) {
@@ -151,12 +166,10 @@ func scanTurn(row scanner, extra ...any) (*capture.Turn, error) {
 	var sim, ms sql.NullFloat64
 	var measured, scores []byte
 	var obj, subj, overall sql.NullFloat64
-	// The richer record's columns, mostly NULL, are scanned as they come:
-	// database/sql converts to *any for nothing.
-	var rich [10]any
+	var source sql.NullString
+	var rich, messages []byte
 	dest := append([]any{&t.ID, &t.SessionID, &t.Number, &t.UserMessage, &t.Response, &at,
-		&search, &sim, &ms, &meta, &measured, &scores, &obj, &subj, &overall,
-		&rich[0], &rich[1], &rich[2], &rich[3], &rich[4], &rich[5], &rich[6], &rich[7], &rich[8], &rich[9]}, extra...)
+		&search, &sim, &ms, &meta, &measured, &scores, &obj, &subj, &overall, &source, &rich, &messages}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -181,49 +194,35 @@ func scanTurn(row scanner, extra ...any) (*capture.Turn, error) {
 		return nil, err
 	}
 	t.ObjectiveScore, t.SubjectiveScore, t.OverallScore = nullFloat(obj), nullFloat(subj), nullFloat(overall)
-	return &t, scanRich(&t, rich)
+	t.Source = source.String
+	if len(messages) > 0 {
+		t.Messages = append([]byte(nil), messages...)
+	}
+	if len(rich) > 0 {
+		if err := scanRich(&t, rich); err != nil {
+			return nil, err
+		}
+	}
+	return &t, nil
 }
 
-// scanRich fills t's fields of the richer record from the values of their
-// columns, in turnColumns' order.
-func scanRich(t *capture.Turn, v [10]any) error {
-	t.Model, t.Source, t.TraceID, t.SpanID, t.ParentID = text(v[0]), text(v[5]), text(v[6]), text(v[7]), text(v[8])
-	if v[1] != nil {
-		var u capture.Usage
-		var ok [3]bool
-		u.PromptTokens, ok[0] = v[1].(int64)
-		u.CompletionTokens, ok[1] = v[2].(int64)
-		u.TotalTokens, ok[2] = v[3].(int64)
-		if ok != [3]bool{true, true, true} {
-			return fmt.Errorf("turn %s: token counts %T %T %T", t.ID, v[1], v[2], v[3])
-		}
-		t.Usage = &u
+// scanRich fills t's fields of the richer record from the JSON array
+// richColumns reads.
+func scanRich(t *capture.Turn, b []byte) error {
+	var v struct {
+		model                     string
+		prompt, completion, total *int64
+		latency                   *float64
+		trace, span, parent       string
 	}
-	switch x := v[4].(type) {
-	case float64:
-		t.LatencyMS = &x
-	case int64:
-		f := float64(x)
-		t.LatencyMS = &f
+	if err := json.Unmarshal(b, &[]any{&v.model, &v.prompt, &v.completion, &v.total, &v.latency, &v.trace, &v.span, &v.parent}); err != nil {
+		return fmt.Errorf("turn %s: the richer record %s: %w", t.ID, b, err)
 	}
-	switch x := v[9].(type) {
-	case string:
-		t.Messages = []byte(x)
-	case []byte:
-		t.Messages = append([]byte(nil), x...)
+	t.Model, t.LatencyMS, t.TraceID, t.SpanID, t.ParentID = v.model, v.latency, v.trace, v.span, v.parent
+	if v.prompt != nil && v.completion != nil && v.total != nil {
+		t.Usage = &capture.Usage{PromptTokens: *v.prompt, CompletionTokens: *v.completion, TotalTokens: *v.total}
 	}
 	return nil
-}
-
-// text is a text column's value as a string, "" for NULL.
-func text(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case []byte:
-		return string(x)
-	}
-	return ""
 }
 
 // EachTurn streams a session's turns, in order.
