@@ -823,7 +823,7 @@ func TestBadInput(t *testing.T) {
 			name, path, body, field string
 		}{
 			{"turn without conversation_id", "/turns", `{"tester_id":"meg","user_message":"q","response":"r"}`, "conversation_id"},
-			{"turn without tester_id", "/turns", `{"conversation_id":"c","user_message":"q","response":"r"}`, "tester_id"},
+			{"turn with a blank tester_id", "/turns", `{"conversation_id":"c","tester_id":" ","user_message":"q","response":"r"}`, "tester_id"},
 			{"turn without user_message", "/turns", `{"conversation_id":"c","tester_id":"meg","response":"r"}`, "user_message"},
 			{"turn without response", "/turns", `{"conversation_id":"c","tester_id":"meg","user_message":"q"}`, "response"},
 			{"turn with blank conversation_id", "/turns", `{"conversation_id":"  ","tester_id":"meg","user_message":"q","response":"r"}`, "conversation_id"},

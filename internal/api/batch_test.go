@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/honehq/hone/internal/api"
+	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/config"
 	"github.com/honehq/hone/internal/ndjson"
 )
@@ -293,4 +294,142 @@ func withToken(s *apiServer, h http.Header) http.Header {
 		out.Set("Authorization", "Bearer "+s.token)
 	}
 	return out
+}
+
+// richTurn is a turn as a recording proxy would send it: no tester, no
+// user_message or response, the whole chat in messages.
+func richTurn(conversation, question string) map[string]any {
+	return map[string]any{"conversation_id": conversation, "model": "gpt-4o-mini", "latency_ms": 640.5,
+		"usage":    map[string]any{"prompt_tokens": 120, "completion_tokens": 30},
+		"trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "span_id": "00f067aa0ba902b7", "parent_id": "53995c3f42cd8ad8",
+		"metadata": map[string]any{"env": "staging"},
+		"messages": []any{
+			map[string]any{"role": "system", "content": "Answer as the HR assistant."},
+			map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": question}}},
+			map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"id": "call_1", "type": "function",
+				"function": map[string]any{"name": "policy", "arguments": `{"topic":"attendance"}`}}}},
+			map[string]any{"role": "tool", "tool_call_id": "call_1", "content": "Call first."},
+			map[string]any{"role": "assistant", "content": "Call the employee first."},
+		}}
+}
+
+// TestRichTurnsAreReadBack records turns with the richer record, alone and
+// in a batch, and reads them back: the session of the anonymous tester, the
+// JSON export with every new field (as documented), the CSV with the
+// spec's columns only, and !session naming the anonymous tester.
+func TestRichTurnsAreReadBack(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, cfg config.Config) {
+		s := start(t, cfg)
+		one := s.postTurn(richTurn("conv-rich", "My employee didn't show up"))
+		plain := s.postTurn(turn("conv-rich", "And now?"))
+		imported := richTurn("conv-rich", "Imported question")
+		imported["source"], imported["tester_id"] = "import", ""
+		out := s.batch(mustJSON(t, []any{imported, richTurn("conv-rich", "Batch question")}), nil, http.StatusOK)
+		sess := s.session(one.SessionID)
+		if sess.TesterID != capture.AnonymousTester || sess.TotalTurns != 4 || plain.SessionID != one.SessionID ||
+			out.Results[1].SessionID != one.SessionID {
+			t.Fatalf("session %+v; turns in %s, %s, %s", sess, one.SessionID, plain.SessionID, out.Results[1].SessionID)
+		}
+		exp := s.exportJSON(one.SessionID)
+		if exp.Session.TesterID != capture.AnonymousTester || len(exp.Turns) != 4 {
+			t.Fatalf("export: %+v", exp.Session)
+		}
+		for i, want := range []struct{ user, source string }{
+			{"My employee didn't show up", "api"}, {"And now?", "api"}, {"Imported question", "import"}, {"Batch question", "api"},
+		} {
+			got := exp.Turns[i]
+			if got.UserMessage != want.user || got.Source != want.source {
+				t.Errorf("turn %d: user_message %q source %q, want %q %q", i+1, got.UserMessage, got.Source, want.user, want.source)
+			}
+			if i == 1 {
+				if got.Messages != nil || got.Model != "" || got.Usage != nil || got.TraceID != "" || got.Response != "Answer to: And now?" {
+					t.Errorf("a turn of today's shape: %+v", got)
+				}
+				continue
+			}
+			wantMessages := mustJSON(t, richTurn("", want.user)["messages"])
+			if !jsonEqual(t, got.Messages, wantMessages) || got.Response != "Call the employee first." || got.Model != "gpt-4o-mini" ||
+				got.Usage == nil || *got.Usage != (capture.Usage{PromptTokens: 120, CompletionTokens: 30, TotalTokens: 150}) ||
+				got.LatencyMS == nil || *got.LatencyMS != 640.5 || got.ProcessingTimeMS == nil || *got.ProcessingTimeMS != 640.5 ||
+				got.TraceID != "4bf92f3577b34da6a3ce929d0e0e4736" || got.SpanID != "00f067aa0ba902b7" || got.ParentID != "53995c3f42cd8ad8" ||
+				!jsonEqual(t, got.Metadata, `{"env":"staging"}`) {
+				t.Errorf("turn %d: %+v", i+1, got)
+			}
+		}
+		rows := parseCSV(t, s.exportCSV(one.SessionID))
+		if len(rows) != 5 || strings.Join(rows[0], "|") != "Turn|User Message|Bot Response|Improvement Notes|Category|Objective Score|Subjective Score|Overall Score|Timestamp" ||
+			rows[1][1] != "My employee didn't show up" || rows[1][2] != "Call the employee first." {
+			t.Errorf("CSV: %q", rows)
+		}
+		if r := s.say("conv-rich", "!session"); !strings.Contains(r.Text, "Tester: anonymous") {
+			t.Errorf("!session: %q", r.Text)
+		}
+		s.postTurn(turn("conv-plain", "q"))
+		if r := s.say("conv-plain", "!session"); !strings.Contains(r.Text, "Current Session") || strings.Contains(r.Text, "Tester:") {
+			t.Errorf("!session of a named tester's conversation: %q", r.Text)
+		}
+	})
+}
+
+// A turn whose messages hold more text together than a turn may is refused
+// naming messages, alone and in a batch, with a body limit that lets it in.
+func TestRichTurnTextBound(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, cfg config.Config) {
+		cfg.MaxBodyBytes = 16 << 20
+		s := start(t, cfg)
+		in := richTurn("conv-big", "q")
+		list := in["messages"].([]any)
+		for range capture.MaxMessagesText / capture.MaxTextLength {
+			list = append(list, map[string]any{"role": "user", "content": strings.Repeat("a", capture.MaxTextLength)})
+		}
+		in["messages"] = list
+		in["response"] = "a"
+		e := s.wantError("POST", "/turns", mustJSON(t, in), http.StatusBadRequest, "invalid", "messages")
+		if !strings.Contains(e.Message, "4194304 characters") {
+			t.Errorf("message %q", e.Message)
+		}
+		out := s.batch(mustJSON(t, []any{turn("conv-big", "q"), in}), nil, http.StatusMultiStatus)
+		if r := out.Results[1]; r.Error == nil || r.Error.Field != "messages" {
+			t.Errorf("in a batch: %+v", r)
+		}
+		list = list[:len(list)-1]
+		in["messages"] = list
+		if got := s.postTurn(in); got.TurnNumber != 2 {
+			t.Errorf("at the bound: %+v", got)
+		}
+	})
+}
+
+// Errors inside messages name the message and field, over HTTP and in a
+// batch; the turn is not recorded.
+func TestRichTurnErrorsNameTheField(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, cfg config.Config) {
+		s := start(t, cfg)
+		for _, c := range []struct {
+			edit  func(m map[string]any)
+			field string
+		}{
+			{func(m map[string]any) { m["messages"].([]any)[2].(map[string]any)["role"] = "bot" }, "messages[2].role"},
+			{func(m map[string]any) { m["messages"].([]any)[1].(map[string]any)["content"] = 5 }, "messages[1].content"},
+			{func(m map[string]any) {
+				m["messages"].([]any)[2].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)["function"].(map[string]any)["name"] = 5
+			}, "messages[2].tool_calls[0].function.name"},
+			{func(m map[string]any) { m["messages"].([]any)[3].(map[string]any)["colour"] = "blue" }, "messages[3].colour"},
+			{func(m map[string]any) { m["usage"] = map[string]any{"prompt_tokens": 1.5, "completion_tokens": 1} }, "usage.prompt_tokens"},
+			{func(m map[string]any) { m["messages"] = m["messages"].([]any)[:2] }, "messages"},
+			{func(m map[string]any) { m["trace_id"] = "4BF92F3577B34DA6A3CE929D0E0E4736" }, "trace_id"},
+			{func(m map[string]any) { m["source"] = "web" }, "source"},
+		} {
+			in := richTurn("conv-bad", "q")
+			c.edit(in)
+			s.wantError("POST", "/turns", mustJSON(t, in), http.StatusBadRequest, "invalid", c.field)
+			out := s.batch(mustJSON(t, in)+"\n", http.Header{"Content-Type": {"application/x-ndjson"}}, http.StatusMultiStatus)
+			if r := out.Results[0]; r.Error == nil || r.Error.Field != c.field {
+				t.Errorf("NDJSON: %+v, want field %s", r, c.field)
+			}
+		}
+		if list := s.sessions(""); len(list) != 0 {
+			t.Errorf("bad turns wrote %d sessions", len(list))
+		}
+	})
 }

@@ -375,7 +375,7 @@ func (g *gen) specific(field string, docMax int) []value {
 		return append(out, value{"one good, one bad", func() any { return map[string]any{"empathy": 4, "clarity": 0} }},
 			value{"one good, one unknown", func() any { return map[string]any{"empathy": 4, "kindness": 4} }})
 	}
-	return nil
+	return g.turnSpecific(field, docMax)
 }
 
 // bodyEndpoint is an operation taking a JSON object body.
@@ -384,6 +384,9 @@ type bodyEndpoint struct {
 	// pointer is the request schema in openapi.json.
 	pointer string
 	base    func() map[string]any
+	// nested is set for the turn, whose properties inside messages and
+	// usage are varied too.
+	nested bool
 	// known are inputs where the server and the document part ways for a
 	// reason the document states; each is pinned so that a change shows.
 	known []knownCase
@@ -490,6 +493,13 @@ func short(b []byte) string {
 // 400 naming a field the verdict names.
 func expect(t *testing.T, v verdict, res *http.Response, b []byte) {
 	t.Helper()
+	expectNamed(t, v, res, b, verdict.names)
+}
+
+// expectNamed is expect with names telling whether the server's error field
+// is one the verdict finds wrong.
+func expectNamed(t *testing.T, v verdict, res *http.Response, b []byte, names func(verdict, string) bool) {
+	t.Helper()
 	ok := res.StatusCode >= 200 && res.StatusCode < 300
 	switch {
 	case v.valid && !ok:
@@ -497,7 +507,7 @@ func expect(t *testing.T, v verdict, res *http.Response, b []byte) {
 	case !v.valid && res.StatusCode != http.StatusBadRequest:
 		t.Errorf("the schema says %v, the server answered %d: %s", v, res.StatusCode, short(b))
 	case !v.valid:
-		if e := errorOf(t, b); e.Code != "invalid" || !v.names(e.Field) {
+		if e := errorOf(t, b); e.Code != "invalid" || !names(v, e.Field) {
 			t.Errorf("the schema says %v, the server's error names field %q (code %s): %s", v, e.Field, e.Code, e.Message)
 		}
 	}
@@ -532,10 +542,10 @@ func TestConformanceBodies(t *testing.T) {
 		g := c.g
 		scored := c.postTurn(turn("scored-"+g.next(), "q"))
 		turnBase := func() map[string]any {
-			return map[string]any{"id": g.id(12), "conversation_id": "conv-" + g.next(), "tester_id": "meg",
+			return addRichRecord(map[string]any{"id": g.id(12), "conversation_id": "conv-" + g.next(), "tester_id": "meg",
 				"tester_email": "meg@example.com", "user_message": "My employee didn't show up", "response": "Got it.",
 				"prompt_version": "v1", "branch": "main", "search_results": []any{map[string]any{"chunk": "a", "similarity": 0.5}},
-				"avg_similarity": 0.5, "processing_time_ms": 12, "metadata": map[string]any{"model": "m"}}
+				"avg_similarity": 0.5, "processing_time_ms": 12, "metadata": map[string]any{"model": "m"}})
 		}
 		caseFold := []knownCase{
 			{name: "a property name in other case", edit: func(m map[string]any) any {
@@ -563,8 +573,8 @@ func TestConformanceBodies(t *testing.T) {
 		}
 		endpoints := []bodyEndpoint{
 			{name: "POST /turns", path: "/turns", template: "/turns",
-				pointer: "/paths/~1turns/post/requestBody/content/application~1json/schema", base: turnBase,
-				known: append(slices.Clone(caseFold), precision...)},
+				pointer: "/paths/~1turns/post/requestBody/content/application~1json/schema", base: turnBase, nested: true,
+				known: append(append(slices.Clone(caseFold), precision...), turnKnown(http.StatusBadRequest)...)},
 			{name: "POST /messages", path: "/messages", template: "/messages",
 				pointer: "/paths/~1messages/post/requestBody/content/application~1json/schema",
 				base: func() map[string]any {
@@ -603,12 +613,17 @@ func TestConformanceBodies(t *testing.T) {
 				if v := judge(t, ep.pointer, marshal(t, ep.base())); !v.valid {
 					t.Fatalf("the valid body is %v", v)
 				}
-				for _, in := range g.variants(t, c.doc, ep) {
+				names := verdict.names
+				variants := g.variants(t, c.doc, ep)
+				if ep.nested {
+					names, variants = turnNames, append(variants, g.nestedVariants(t, c.doc, ep.pointer, ep.base)...)
+				}
+				for _, in := range variants {
 					t.Run(in.name, func(t *testing.T) {
 						body := marshal(t, in.body)
 						v := judge(t, ep.pointer, body)
 						res, b := c.post(t, ep.path, ep.template, body, nil)
-						expect(t, v, res, b)
+						expectNamed(t, v, res, b, names)
 					})
 				}
 				for _, k := range ep.known {
@@ -625,14 +640,14 @@ func TestConformanceBodies(t *testing.T) {
 		turns := endpoints[0]
 		for _, format := range []string{"json", "ndjson"} {
 			t.Run("POST /turns/batch "+format, func(t *testing.T) {
-				for _, in := range g.variants(t, c.doc, turns) {
+				for _, in := range append(g.variants(t, c.doc, turns), g.nestedVariants(t, c.doc, turns.pointer, turns.base)...) {
 					t.Run(in.name, func(t *testing.T) {
 						body, v, h := c.batchBody(t, format, batchPointer, marshal(t, turns.base()), marshal(t, in.body))
 						res, b := c.post(t, "/turns/batch", "/turns/batch", body, h)
 						c.expectBatch(t, v, res, b)
 					})
 				}
-				for _, k := range append(slices.Clone(caseFold), precision...) {
+				for _, k := range append(append(slices.Clone(caseFold), precision...), batchKnown(turnKnown(http.StatusBadRequest))...) {
 					t.Run("known: "+k.name, func(t *testing.T) {
 						body, v, h := c.batchBody(t, format, batchPointer, marshal(t, turns.base()), marshal(t, k.edit(turns.base())))
 						c.known(t, "/turns/batch", "/turns/batch", v, body, h, k)
@@ -796,7 +811,7 @@ func (c *confServer) expectBatch(t *testing.T, v verdict, res *http.Response, b 
 		t.Errorf("the schema says valid, the server answered %d: %s", res.StatusCode, short(b))
 	case !v.valid && (res.StatusCode != http.StatusMultiStatus || r.Error == nil):
 		t.Errorf("the schema says %v, the server answered %d: %s", v, res.StatusCode, short(b))
-	case !v.valid && (r.Error.Code != "invalid" || !v.names(r.Error.Field)):
+	case !v.valid && (r.Error.Code != "invalid" || !turnNames(v, r.Error.Field)):
 		t.Errorf("the schema says %v, the server's error names field %q (code %s): %s", v, r.Error.Field, r.Error.Code, r.Error.Message)
 	}
 }

@@ -473,6 +473,10 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		response bool
 	}{
 		{"TurnInput", jsonFields(reflect.TypeFor[capture.TurnInput]()), false},
+		{"Message", jsonFields(reflect.TypeFor[capture.Message]()), false},
+		{"ToolCall", jsonFields(reflect.TypeFor[capture.ToolCall]()), false},
+		{"FunctionCall", jsonFields(reflect.TypeFor[capture.FunctionCall]()), false},
+		{"TurnUsage", jsonFields(reflect.TypeFor[capture.Usage]()), false},
 		{"MessageInput", jsonFields(reflect.TypeFor[api.MessageInput]()), false},
 		{"TurnCreated", jsonFields(reflect.TypeFor[api.TurnCreated]()), true},
 		{"Reply", jsonFields(reflect.TypeFor[chat.Reply]()), true},
@@ -767,7 +771,10 @@ func TestOpenAPIRequired(t *testing.T) {
 		}{
 			{"TurnInput", "/turns", map[string]any{"id": "client-turn-1", "conversation_id": "c", "tester_id": "meg", "tester_email": "meg@example.com",
 				"user_message": "q", "response": "r", "prompt_version": "v1", "branch": "b", "search_results": []any{1},
-				"avg_similarity": 0.5, "processing_time_ms": 3, "metadata": map[string]any{}}},
+				"avg_similarity": 0.5, "processing_time_ms": 3, "metadata": map[string]any{},
+				"messages": []any{map[string]any{"role": "user", "content": "q"}, map[string]any{"role": "assistant", "content": "r"}},
+				"model":    "m", "usage": map[string]any{"prompt_tokens": 1, "completion_tokens": 2}, "latency_ms": 2, "source": "import",
+				"trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "span_id": nil, "parent_id": nil}},
 			{"MessageInput", "/messages", map[string]any{"conversation_id": "c", "tester_id": "meg", "tester_email": "meg@example.com",
 				"text": "hello"}},
 			{"ScoreInput", "/score", map[string]any{"query": "My employee quit", "response": "Got it.", "search_results": []any{"a"},

@@ -60,6 +60,11 @@ var suggestionSchemas = []openapi.Component{
 
 var chatSchemas = []openapi.Component{
 	openapi.Of[capture.TurnInput]("TurnInput", request),
+	openapi.Of[capture.Message]("Message", request),
+	openapi.Of[map[string]any]("ContentPart", request, capture.ContentPartSchema),
+	openapi.Of[capture.ToolCall]("ToolCall", request),
+	openapi.Of[capture.FunctionCall]("FunctionCall", request),
+	openapi.Of[capture.Usage]("TurnUsage", request),
 	openapi.Of[TurnCreated]("TurnCreated", reply),
 	openapi.Of[MessageInput]("MessageInput", request),
 	openapi.Of[chat.Reply]("Reply", reply),

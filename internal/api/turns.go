@@ -28,15 +28,20 @@ const IdempotencyHeader = "Idempotency-Key"
 const ReplayedHeader = "Idempotent-Replayed"
 
 func (a *API) createTurn(w http.ResponseWriter, r *http.Request) error {
-	var in capture.TurnInput
-	if err := server.DecodeJSON(r, &in); err != nil {
+	body, err := readTurnsBody(r)
+	if err != nil {
 		return err
+	}
+	var in capture.TurnInput
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err := server.DecodeJSON(r, &in); err != nil {
+		return capture.Explain(body, err)
 	}
 	key := r.Header.Get(IdempotencyHeader)
 	if err := capture.ValidateKey(key); err != nil {
 		return err
 	}
-	t, replayed, err := a.Turns.Record(r.Context(), in, key)
+	t, replayed, err := a.Turns.From(capture.SourceAPI).Record(r.Context(), in, key)
 	if err != nil {
 		return err
 	}
@@ -78,11 +83,8 @@ func (a *API) createTurns(w http.ResponseWriter, r *http.Request) error {
 	if err := capture.ValidateKey(key); err != nil {
 		return err
 	}
-	body, err := io.ReadAll(r.Body)
+	body, err := readTurnsBody(r)
 	if err != nil {
-		if e := server.ReadError(err); e != nil {
-			return e
-		}
 		return err
 	}
 	ins, bad, err := decodeBatch(body)
@@ -97,7 +99,7 @@ func (a *API) createTurns(w http.ResponseWriter, r *http.Request) error {
 			ins[i] = capture.TurnInput{}
 		}
 	}
-	res, err := a.Turns.RecordBatch(r.Context(), ins, key)
+	res, err := a.Turns.From(capture.SourceAPI).RecordBatch(r.Context(), ins, key)
 	if err != nil {
 		return err
 	}
@@ -124,6 +126,18 @@ func (a *API) createTurns(w http.ResponseWriter, r *http.Request) error {
 		out.Results = append(out.Results, br)
 	}
 	return server.WriteJSON(w, status, out)
+}
+
+// readTurnsBody reads the whole body of r.
+func readTurnsBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		if e := server.ReadError(err); e != nil {
+			return nil, e
+		}
+		return nil, err
+	}
+	return body, nil
 }
 
 // errTooManyTurns refuses a batch of more turns than one request may carry.
@@ -159,7 +173,7 @@ func decodeBatch(body []byte) (ins []capture.TurnInput, bad []error, err error) 
 			case err == nil && dec.More():
 				err = lineError(line, hone.Errorf(hone.EINVALID, "more than one JSON value on the line"))
 			case err != nil:
-				err = lineError(line, server.JSONError(err))
+				err = lineError(line, capture.Explain(text, server.JSONError(err)))
 			case in == nil:
 				err, in = lineError(line, errNullTurn), &capture.TurnInput{}
 			}
@@ -179,13 +193,15 @@ func decodeArray(body []byte) (ins []capture.TurnInput, bad []error, err error) 
 			return nil, nil, errTooManyTurns
 		}
 		in := &capture.TurnInput{}
+		start := dec.InputOffset()
 		err := dec.Decode(&in)
 		var syntax *json.SyntaxError
 		if errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, nil, hone.Errorf(hone.EINVALID, "turn %d of the batch is not valid JSON: %v", len(ins), err)
 		}
 		if err != nil {
-			err = server.JSONError(err)
+			item := bytes.TrimLeft(body[start:dec.InputOffset()], ", \t\r\n")
+			err = capture.Explain(item, server.JSONError(err))
 		} else if in == nil {
 			err, in = errNullTurn, &capture.TurnInput{}
 		}

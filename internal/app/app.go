@@ -125,7 +125,7 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, m *telemetry
 		db.Close()
 		return nil, err
 	}
-	a.Turns = capture.NewRecorder(db.Capture(), a.Scoring).Counting(m, "api", "batch")
+	a.Turns = capture.NewRecorder(db.Capture(), a.Scoring).Counting(m)
 	a.Chat = chat.NewRouter(log, a.sessionOf)
 	a.Tuning = tuning.NewService(db.Capture(), db.Tuning(), tuning.Options{Logger: log, MessageLimit: cfg.MessageLimit,
 		Links: a.Links, AppName: cfg.AppName})
@@ -142,7 +142,7 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, m *telemetry
 	a.API = &api.API{Turns: a.Turns, Sessions: db.Capture(), Chat: a.Chat, Tuning: a.Tuning, Scoring: a.Scoring,
 		LLMCalls: db.LLMCalls(), Workshops: a.Workshops, Learning: a.Learning, Prompts: a.Prompts, Auth: a.Auth,
 		MaxBodyBytes: cfg.MaxBodyBytes, Hosts: a.hosts, Logger: log}
-	if a.UI, err = web.New(&web.UI{Sessions: db.Capture(), Turns: a.Turns.Counting(m, "chat", "chat"), Chat: a.Chat, Tuning: a.Tuning,
+	if a.UI, err = web.New(&web.UI{Sessions: db.Capture(), Turns: a.Turns, Chat: a.Chat, Tuning: a.Tuning,
 		Scoring: a.Scoring, Workshops: a.Workshops, Learning: a.Learning, Auth: a.Auth, Health: db.CheckWrite,
 		Hosts: a.hosts, Logger: log}); err != nil {
 		db.Close()

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -27,6 +28,25 @@ func benchTurn(conversation string, i int) map[string]any {
 		"response":       "Got it — that's definitely something we need to address right away. Per our attendance policy, call first.",
 		"prompt_version": "fc26922", "processing_time_ms": 812.5, "avg_similarity": 0.82,
 	}
+}
+
+// richBenchTurn is benchTurn as a recording proxy would send it, with the
+// richer record: the whole chat in messages (a system prompt, the user's
+// message and the answer) instead of user_message and response, the model,
+// token usage, latency, source and trace context.
+func richBenchTurn(conversation string, i int) map[string]any {
+	t := benchTurn(conversation, i)
+	t["messages"] = []map[string]any{
+		{"role": "system", "content": "You are ERA, the HR assistant of Acme. Answer from the attendance policy, briefly and kindly."},
+		{"role": "user", "content": t["user_message"]},
+		{"role": "assistant", "content": t["response"]},
+	}
+	delete(t, "user_message")
+	delete(t, "response")
+	t["model"], t["latency_ms"], t["source"] = "gpt-4o-mini", 640.5, "proxy"
+	t["usage"] = map[string]any{"prompt_tokens": 412, "completion_tokens": 38, "total_tokens": 450}
+	t["trace_id"], t["span_id"], t["parent_id"] = fmt.Sprintf("%032x", i+1), fmt.Sprintf("%016x", i+1), fmt.Sprintf("%016x", i+1<<32)
+	return t
 }
 
 // postAll sends bodies from clients concurrent keep-alive clients to url and
@@ -131,6 +151,107 @@ func BenchmarkBatchTurns(b *testing.B) {
 	elapsed := postAll(b, a.URL()+api.Prefix+"/turns/batch", bodies, http.StatusOK, check)
 	b.StopTimer()
 	report(b, float64(n)/elapsed.Seconds(), n)
+}
+
+// shapes are the record shapes the rich benchmarks compare: today's and
+// the richer record.
+var shapes = []struct {
+	name string
+	make func(conversation string, i int) map[string]any
+}{{"today", benchTurn}, {"rich", richBenchTurn}}
+
+// benchRounds is how many paired rounds the rich benchmarks run.
+const benchRounds = 10
+
+// comparePaired posts bodies[round][shape] in paired rounds, alternating
+// which shape goes first, and reports the rate of each shape and the median
+// of the rounds' ratios of the richer record's rate to today's.
+func comparePaired(b *testing.B, url string, bodies [][2][][][]byte, perShape, want int, check func([]byte) error) {
+	var elapsed [2]time.Duration
+	ratios := make([]float64, 0, len(bodies))
+	b.ResetTimer()
+	for r := range bodies {
+		var took [2]time.Duration
+		for k := range 2 {
+			s := (k + r) % 2
+			took[s] = postAll(b, url, bodies[r][s], want, check)
+			elapsed[s] += took[s]
+		}
+		ratios = append(ratios, took[0].Seconds()/took[1].Seconds())
+	}
+	b.StopTimer()
+	slices.Sort(ratios)
+	b.ReportMetric(float64(perShape)/elapsed[0].Seconds(), "today-turns/s")
+	b.ReportMetric(float64(perShape)/elapsed[1].Seconds(), "rich-turns/s")
+	b.ReportMetric((ratios[(len(ratios)-1)/2]+ratios[len(ratios)/2])/2, "rich/today")
+}
+
+// BenchmarkPostRichTurns posts single turns (POST /turns, scored) as
+// BenchmarkPostTurns does, today's record shape and the richer record
+// (richBenchTurn) on one server in 10 paired rounds, and reports both
+// rates and the median ratio of the rounds (rich/today; the goal is at
+// least 0.9). Use -benchtime 20000x: 20,000 turns of each shape.
+func BenchmarkPostRichTurns(b *testing.B) {
+	const clients = 16
+	a := start(b, slog.New(slog.DiscardHandler))
+	per := max(b.N/clients/benchRounds, 1)
+	bodies := make([][2][][][]byte, benchRounds)
+	for r := range bodies {
+		for s, shape := range shapes {
+			bodies[r][s] = make([][][]byte, clients)
+			for c := range clients {
+				for i := range per {
+					body, _ := json.Marshal(shape.make(fmt.Sprintf("bench-%s-%d", shape.name, c), r*per+i))
+					bodies[r][s][c] = append(bodies[r][s][c], body)
+				}
+			}
+		}
+	}
+	comparePaired(b, a.URL()+api.Prefix+"/turns", bodies, benchRounds*clients*per, http.StatusCreated, nil)
+}
+
+// BenchmarkBatchRichTurns posts batches of 100 turns (POST /turns/batch,
+// scored) as BenchmarkBatchTurns does, today's record shape and the richer
+// record on one server in 10 paired rounds, and reports both rates and the
+// median ratio of the rounds (rich/today; the goal is at least 0.9). Use
+// -benchtime 500x: 500 batches, 50,000 turns, of each shape.
+func BenchmarkBatchRichTurns(b *testing.B) {
+	const clients, batch = 4, 100
+	a := start(b, slog.New(slog.DiscardHandler))
+	per := max(b.N/clients/benchRounds, 1)
+	bodies := make([][2][][][]byte, benchRounds)
+	for r := range bodies {
+		for s, shape := range shapes {
+			bodies[r][s] = make([][][]byte, clients)
+			for c := range clients {
+				for i := range per {
+					items := make([]map[string]any, batch)
+					for j := range items {
+						items[j] = shape.make(fmt.Sprintf("bench-%s-%d-%d", shape.name, c, j%10), (r*per+i)*batch+j)
+					}
+					body, _ := json.Marshal(items)
+					bodies[r][s][c] = append(bodies[r][s][c], body)
+				}
+			}
+		}
+	}
+	comparePaired(b, a.URL()+api.Prefix+"/turns/batch", bodies, benchRounds*clients*per*batch, http.StatusOK, batchCheck(batch))
+}
+
+// batchCheck requires a batch answer of n recorded turns.
+func batchCheck(n int) func([]byte) error {
+	return func(answer []byte) error {
+		var out api.BatchAnswer
+		if err := json.Unmarshal(answer, &out); err != nil || len(out.Results) != n {
+			return fmt.Errorf("batch answer %.200s: %v", answer, err)
+		}
+		for _, r := range out.Results {
+			if r.Error != nil || r.TurnNumber < 1 {
+				return fmt.Errorf("batch result %+v", r)
+			}
+		}
+		return nil
+	}
 }
 
 // report reports rate beside the raw SQLite baselines of n rows.

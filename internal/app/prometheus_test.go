@@ -128,7 +128,8 @@ func TestPrometheusMetrics(t *testing.T) {
 		sqlite := cfg.DatabaseURL == ""
 
 		// Turns: one sent twice (the second a replay), and a batch of
-		// three of which one is refused.
+		// three of which one is refused and one says it came through a
+		// proxy.
 		turn := `{"id":"turn-private-1","conversation_id":"conv-private","tester_id":"meg","user_message":"my private question","response":"an answer"}`
 		for _, want := range []int{http.StatusCreated, http.StatusOK} {
 			if got := send(t, nil, "POST", api+"/turns", turn, nil); got.status != want {
@@ -137,7 +138,7 @@ func TestPrometheusMetrics(t *testing.T) {
 		}
 		batch := `[{"conversation_id":"conv-private","tester_id":"meg","user_message":"q2","response":"a2"},
 			{"conversation_id":"conv-private","tester_id":"meg","user_message":"q3"},
-			{"conversation_id":"conv-private","tester_id":"meg","user_message":"q4","response":"a4"}]`
+			{"conversation_id":"conv-private","tester_id":"meg","user_message":"q4","response":"a4","source":"proxy"}]`
 		if got := send(t, nil, "POST", api+"/turns/batch", batch, nil); got.status != http.StatusMultiStatus {
 			t.Fatalf("POST /turns/batch = %d %s", got.status, got.body)
 		}
@@ -181,8 +182,8 @@ func TestPrometheusMetrics(t *testing.T) {
 
 		series, body := scrape(t, base, "")
 		want := map[string]float64{
-			`hone_turns_recorded_total{source="api"}`:                                                                        1,
-			`hone_turns_recorded_total{source="batch"}`:                                                                      2,
+			`hone_turns_recorded_total{source="api"}`:                                                                        2,
+			`hone_turns_recorded_total{source="proxy"}`:                                                                      1,
 			`hone_turns_recorded_total{source="chat"}`:                                                                       1,
 			`hone_http_requests_total{code="201",face="api",method="POST",route="/api/v1/turns"}`:                            1,
 			`hone_http_requests_total{code="200",face="api",method="POST",route="/api/v1/turns"}`:                            1,

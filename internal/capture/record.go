@@ -17,37 +17,40 @@ type Recorder struct {
 	store    Store
 	measurer Measurer
 	counter  Counter
-	// one and batch are the sources the counter is told of for the turns
-	// of Record and of RecordBatch.
-	one, batch string
+	source   string
 }
 
 // Counter counts the turns Recorders record, for monitoring.
 type Counter interface {
-	// TurnsRecorded is told that n turns from source were recorded; a
-	// replayed turn is not recorded again, and not counted.
+	// TurnsRecorded is told that n turns from source (one of Sources, or
+	// "" when unknown) were recorded; a replayed turn is not recorded
+	// again, and not counted.
 	TurnsRecorded(source string, n int)
 }
 
-// Counting returns a Recorder over the same store that tells c how many
-// turns it records: those of Record as from the source one, those of
-// RecordBatch as from batch.
-func (r *Recorder) Counting(c Counter, one, batch string) *Recorder {
-	return &Recorder{store: r.store, measurer: r.measurer, counter: c, one: one, batch: batch}
+// Counting returns a Recorder like r that tells c how many turns it
+// records, by their source.
+func (r *Recorder) Counting(c Counter) *Recorder {
+	n := *r
+	n.counter = c
+	return &n
 }
 
-// count tells the counter of the turns results recorded, as from source.
-func (r *Recorder) count(source string, results []TurnResult) {
+// count tells the counter of the turns results recorded, by source.
+func (r *Recorder) count(results []TurnResult) {
 	if r.counter == nil {
 		return
 	}
-	n := 0
+	var counts map[string]int
 	for _, res := range results {
 		if res.Turn != nil && res.Err == nil && !res.Replayed {
-			n++
+			if counts == nil {
+				counts = map[string]int{}
+			}
+			counts[res.Turn.Source]++
 		}
 	}
-	if n > 0 {
+	for source, n := range counts {
 		r.counter.TurnsRecorded(source, n)
 	}
 }
@@ -58,6 +61,14 @@ func NewRecorder(store Store, measurer Measurer) *Recorder {
 	return &Recorder{store: store, measurer: measurer}
 }
 
+// From returns a Recorder like r for turns that arrive one way: a turn that
+// does not say its source is recorded with source (one of Sources).
+func (r *Recorder) From(source string) *Recorder {
+	c := *r
+	c.source = source
+	return &c
+}
+
 // Store returns the store turns are written to.
 func (r *Recorder) Store() Store { return r.store }
 
@@ -66,11 +77,10 @@ func (r *Recorder) Store() Store { return r.store }
 // the same content returns the first recording with replayed set; with other
 // content it is an ECONFLICT error.
 func (r *Recorder) Record(ctx context.Context, in TurnInput, key string) (t *Turn, replayed bool, err error) {
-	res, err := r.recordBatch(ctx, []TurnInput{in}, key)
+	res, err := r.RecordBatch(ctx, []TurnInput{in}, key)
 	if err != nil {
 		return nil, false, err
 	}
-	r.count(r.one, res)
 	return res[0].Turn, res[0].Replayed, res[0].Err
 }
 
@@ -80,14 +90,6 @@ func (r *Recorder) Record(ctx context.Context, in TurnInput, key string) (t *Tur
 // idempotency key: input i is recorded under key:i. The error is for a
 // failure of the whole write, when nothing was recorded.
 func (r *Recorder) RecordBatch(ctx context.Context, ins []TurnInput, key string) ([]TurnResult, error) {
-	res, err := r.recordBatch(ctx, ins, key)
-	if err == nil {
-		r.count(r.batch, res)
-	}
-	return res, err
-}
-
-func (r *Recorder) recordBatch(ctx context.Context, ins []TurnInput, key string) ([]TurnResult, error) {
 	out := make([]TurnResult, len(ins))
 	recs := make([]TurnRecord, 0, len(ins))
 	at := make([]int, 0, len(ins))
@@ -110,6 +112,7 @@ func (r *Recorder) recordBatch(ctx context.Context, ins []TurnInput, key string)
 	for j, i := range at {
 		out[i] = res[j]
 	}
+	r.count(out)
 	return out, nil
 }
 
@@ -124,15 +127,27 @@ func batchKey(key string, i, n int) string {
 // MaxKeyLength is the longest idempotency key accepted, in characters.
 const MaxKeyLength = 255
 
-// prepare cleans, validates and measures in.
+// prepare cleans, validates, completes (see TurnInput.Derive) and measures in.
 func (r *Recorder) prepare(in TurnInput, key string) (TurnRecord, error) {
 	in.Clean()
 	if err := in.Validate(); err != nil {
 		return TurnRecord{}, err
 	}
-	rec := TurnRecord{Input: in, Key: key}
+	rec := TurnRecord{Key: key}
 	if key != "" || in.ID != "" {
 		rec.Fingerprint = fingerprint(&in)
+	}
+	in.Derive()
+	if in.Source == "" {
+		in.Source = r.source
+	}
+	rec.Input = in
+	if len(in.Messages) > 0 {
+		b, err := json.Marshal(in.Messages)
+		if err != nil {
+			return TurnRecord{}, err
+		}
+		rec.Messages = b
 	}
 	if r.measurer != nil {
 		rec.Measured, rec.First = r.measurer.Measure(&in)
@@ -151,7 +166,8 @@ func ValidateKey(key string) error {
 	return nil
 }
 
-// fingerprint hashes the content of a cleaned input.
+// fingerprint hashes the content of a cleaned input as the client sent it,
+// before hone derives or defaults any field.
 func fingerprint(in *TurnInput) string {
 	b, _ := json.Marshal(in)
 	sum := sha256.Sum256(b)

@@ -17,6 +17,8 @@ type TurnRecord struct {
 	// session.
 	Measured Measurement
 	First    *Measurement
+	// Messages is Input.Messages as JSON, nil when there are none.
+	Messages []byte
 	// Key is the client's idempotency key, "" for none.
 	Key string
 	// Fingerprint identifies the turn's content, so that a retry of the same

@@ -12,6 +12,18 @@ func valid() TurnInput {
 	return TurnInput{ConversationID: "c", TesterID: "meg", TesterEmail: "meg@example.com", UserMessage: "q", Response: "r"}
 }
 
+// The W3C trace context example's ids.
+const (
+	traceID  = "4bf92f3577b34da6a3ce929d0e0e4736"
+	spanID   = "00f067aa0ba902b7"
+	parentID = "53995c3f42cd8ad8"
+)
+
+// bigObject is a JSON object of n bytes.
+func bigObject(n int) json.RawMessage {
+	return json.RawMessage(`{"k":"` + strings.Repeat("x", n-len(`{"k":""}`)) + `"}`)
+}
+
 func TestTurnInputValidate(t *testing.T) {
 	long := func(n int) string { return strings.Repeat("é", n) }
 	num := func(f float64) *float64 { return &f }
@@ -47,6 +59,31 @@ func TestTurnInputValidate(t *testing.T) {
 		{"client id with a slash", func(in *TurnInput) { in.ID = "a/b" }, "id"},
 		{"client id starting with a dot", func(in *TurnInput) { in.ID = ".a" }, "id"},
 		{"client id too long", func(in *TurnInput) { in.ID = strings.Repeat("a", MaxTurnIDLength+1) }, "id"},
+		{"no tester: anonymous", func(in *TurnInput) { in.TesterID = "" }, ""},
+		{"no tester, blank conversation", func(in *TurnInput) { in.TesterID, in.ConversationID = "", " " }, "conversation_id"},
+		{"metadata at the bound", func(in *TurnInput) { in.Metadata = bigObject(MaxMetadataBytes) }, ""},
+		{"metadata over the bound", func(in *TurnInput) { in.Metadata = bigObject(MaxMetadataBytes + 1) }, "metadata"},
+		{"model", func(in *TurnInput) { in.Model = "gpt-4o-mini" }, ""},
+		{"model over the limit", func(in *TurnInput) { in.Model = long(MaxIDLength + 1) }, "model"},
+		{"negative latency", func(in *TurnInput) { in.LatencyMS = num(-0.5) }, "latency_ms"},
+		{"latency", func(in *TurnInput) { in.LatencyMS = num(812.5) }, ""},
+		{"negative usage made in Go", func(in *TurnInput) { in.Usage = &Usage{PromptTokens: -1} }, "usage.prompt_tokens"},
+		{"usage over the bound made in Go", func(in *TurnInput) { in.Usage = &Usage{TotalTokens: MaxTokens + 1} }, "usage.total_tokens"},
+		{"every source", func(in *TurnInput) { in.Source = SourceImport }, ""},
+		{"unknown source", func(in *TurnInput) { in.Source = "web" }, "source"},
+		{"source in capitals", func(in *TurnInput) { in.Source = "API" }, "source"},
+		{"trace context", func(in *TurnInput) { in.TraceID, in.SpanID, in.ParentID = traceID, spanID, parentID }, ""},
+		{"trace id alone", func(in *TurnInput) { in.TraceID = traceID }, ""},
+		{"trace id in capitals", func(in *TurnInput) { in.TraceID = strings.ToUpper(traceID) }, "trace_id"},
+		{"trace id all zero", func(in *TurnInput) { in.TraceID = strings.Repeat("0", 32) }, "trace_id"},
+		{"trace id too short", func(in *TurnInput) { in.TraceID = traceID[1:] }, "trace_id"},
+		{"trace id too long", func(in *TurnInput) { in.TraceID = traceID + "a" }, "trace_id"},
+		{"span id all zero", func(in *TurnInput) { in.TraceID, in.SpanID = traceID, strings.Repeat("0", 16) }, "span_id"},
+		{"span id of a trace's length", func(in *TurnInput) { in.TraceID, in.SpanID = traceID, traceID }, "span_id"},
+		{"span id not hex", func(in *TurnInput) { in.TraceID, in.SpanID = traceID, "00f067aa0ba902bg" }, "span_id"},
+		{"parent id all zero", func(in *TurnInput) { in.TraceID, in.ParentID = traceID, strings.Repeat("0", 16) }, "parent_id"},
+		{"span id without trace", func(in *TurnInput) { in.SpanID = spanID }, "trace_id"},
+		{"parent id without trace", func(in *TurnInput) { in.ParentID = parentID }, "trace_id"},
 	} {
 		in := valid()
 		tt.edit(&in)
@@ -55,7 +92,7 @@ func TestTurnInputValidate(t *testing.T) {
 		if tt.field == "" && err != nil || tt.field != "" && (hone.ErrorCode(err) != hone.EINVALID || hone.ErrorField(err) != tt.field) {
 			t.Errorf("%s: err = %v, want field %q", tt.name, err, tt.field)
 		}
-		if err != nil && strings.Contains(hone.ErrorMessage(err), "bytes") {
+		if err != nil && tt.field != "metadata" && strings.Contains(hone.ErrorMessage(err), "bytes") {
 			t.Errorf("%s: a limit counted in bytes: %v", tt.name, err)
 		}
 	}

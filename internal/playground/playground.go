@@ -151,11 +151,23 @@ func (g *Chat) Send(ctx context.Context, t capture.Tester, text string, onDelta 
 		}
 		shown += note
 	}
-	turn, _, err := g.turns.Record(ctx, capture.TurnInput{
+	sent := make(capture.Messages, 0, len(req.Messages)+1)
+	for _, m := range append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: resp.Content}) {
+		sent = append(sent, capture.Message{Role: m.Role, Content: m.Content})
+	}
+	if sent.Validate() != nil {
+		sent = nil
+	}
+	in := capture.TurnInput{
 		ConversationID: t.ConversationID, TesterID: t.TesterID, TesterEmail: t.TesterEmail,
 		UserMessage: text, Response: resp.Content, PromptVersion: version, Branch: g.branch,
-		ProcessingTimeMS: &elapsed, Metadata: meta,
-	}, "")
+		ProcessingTimeMS: &elapsed, Metadata: meta, Messages: sent, Model: resp.Model, LatencyMS: &resp.LatencyMS,
+		Source: capture.SourceChat,
+	}
+	if u := resp.Usage; u.PromptTokens > 0 || u.CompletionTokens > 0 {
+		in.Usage = &capture.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+	}
+	turn, _, err := g.turns.Record(ctx, in, "")
 	if err != nil {
 		g.log.ErrorContext(ctx, "record chat turn", "conversation_id", t.ConversationID, "tester_id", t.TesterID, "err", err)
 		return chat.Reply{Text: shown + "\n\n" + FailedTurnText, Failed: true}, nil

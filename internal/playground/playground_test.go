@@ -92,6 +92,19 @@ func TestChatTurnsCarryHistoryAndBecomeTurns(t *testing.T) {
 	if len(turns) != 2 || turns[1].UserMessage != "I called once" || turns[1].Response != "Second answer." || turns[1].ProcessingTimeMS == nil {
 		t.Fatalf("turns = %+v", turns)
 	}
+	var recorded []capture.Message
+	if err := json.Unmarshal(turns[1].Messages, &recorded); err != nil {
+		t.Fatalf("messages %s: %v", turns[1].Messages, err)
+	}
+	sent := []string{}
+	for _, m := range recorded {
+		sent = append(sent, m.Role+":"+m.Text())
+	}
+	if !slices.Equal(sent, append(want, "assistant:Second answer.")) || turns[1].Source != capture.SourceChat || turns[1].Model == "" ||
+		turns[1].Usage == nil || turns[1].Usage.TotalTokens == 0 || turns[1].LatencyMS == nil {
+		t.Fatalf("recorded messages %q, source %q, model %q, usage %+v, latency %v", sent, turns[1].Source, turns[1].Model,
+			turns[1].Usage, turns[1].LatencyMS)
+	}
 	var meta map[string]string
 	json.Unmarshal(turns[1].Metadata, &meta)
 	calls, _ := f.db.LLMCalls().ListCalls(context.Background(), llm.CallFilter{})

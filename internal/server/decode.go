@@ -57,14 +57,18 @@ func ReadError(err error) error {
 	return nil
 }
 
-// JSONError explains a JSON decoding error of a request body.
+// JSONError explains a JSON decoding error of a request body. A *hone.Error
+// (from a type's UnmarshalJSON) is returned as it is.
 func JSONError(err error) error {
 	if e := ReadError(err); e != nil {
 		return e
 	}
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
+	var honeErr *hone.Error
 	switch {
+	case errors.As(err, &honeErr):
+		return honeErr
 	case errors.Is(err, io.EOF):
 		return hone.Errorf(hone.EINVALID, "the body is empty; send a JSON object")
 	case errors.As(err, &typeErr) && typeErr.Field == "":

@@ -208,6 +208,8 @@ func newTurn(tx *Tx, rec *capture.TurnRecord, sessionID string) *capture.Turn {
 		ID: id, SessionID: sessionID, UserMessage: in.UserMessage, Response: in.Response,
 		Timestamp: tx.now, SearchResults: in.SearchResults, AvgSimilarity: in.AvgSimilarity,
 		ProcessingTimeMS: in.ProcessingTimeMS, Metadata: jsonOrEmpty(in.Metadata), Scores: map[string]int{},
+		Messages: rec.Messages, Model: in.Model, Usage: in.Usage, LatencyMS: in.LatencyMS, Source: in.Source,
+		TraceID: in.TraceID, SpanID: in.SpanID, ParentID: in.ParentID,
 	}
 }
 
@@ -224,28 +226,65 @@ func measure(t *capture.Turn, rec *capture.TurnRecord) {
 	t.ObjectiveScore = m.Objective
 }
 
-// turnInsertColumns are the columns insertTurns writes, turnInsertParams many.
+// The columns insertTurns writes: every turn's, and those of the richer
+// record (but its source and messages), written only when a turn of the
+// statement has one of them.
 const (
 	turnInsertColumns = `id, session_id, turn_number, user_message, response, created_at, search_results, avg_similarity,
-	processing_time_ms, metadata, metrics, objective_score, idempotency_key, fingerprint`
-	turnInsertParams = 14
+	processing_time_ms, metadata, metrics, objective_score, idempotency_key, fingerprint, source`
+	turnInsertParams  = 15
+	richInsertColumns = `, model, prompt_tokens, completion_tokens, total_tokens, latency_ms, trace_id, span_id, parent_id`
+	richInsertParams  = 8
 )
 
-// insertTurns inserts numbered, measured turns in one statement.
+// insertTurns inserts numbered, measured turns in one statement, and their
+// messages in another.
 func insertTurns(ctx context.Context, tx *Tx, recs []*capture.TurnRecord, turns []*capture.Turn) error {
-	row := "(?" + strings.Repeat(", ?", turnInsertParams-1) + ")"
-	query := `INSERT INTO turns (` + turnInsertColumns + `) VALUES ` + row + strings.Repeat(", "+row, len(turns)-1)
-	args := make([]any, 0, len(turns)*turnInsertParams)
+	rich := slices.ContainsFunc(recs, isRich)
+	columns, params := turnInsertColumns, turnInsertParams
+	if rich {
+		columns, params = columns+richInsertColumns, params+richInsertParams
+	}
+	row := "(?" + strings.Repeat(", ?", params-1) + ")"
+	query := `INSERT INTO turns (` + columns + `) VALUES ` + row + strings.Repeat(", "+row, len(turns)-1)
+	args := make([]any, 0, len(turns)*params)
+	var messages []any
 	for i, t := range turns {
 		rec := recs[i]
 		args = append(args, t.ID, t.SessionID, t.Number, t.UserMessage, t.Response, t.Timestamp,
 			nullText(t.SearchResults), rec.Input.AvgSimilarity, rec.Input.ProcessingTimeMS, string(t.Metadata),
-			nullText(t.Metrics), t.ObjectiveScore, nullString(rec.Key), nullString(rec.Fingerprint))
+			nullText(t.Metrics), t.ObjectiveScore, nullString(rec.Key), nullString(rec.Fingerprint), nullString(rec.Input.Source))
+		if rich {
+			in := &rec.Input
+			var prompt, completion, total any
+			if in.Usage != nil {
+				prompt, completion, total = in.Usage.PromptTokens, in.Usage.CompletionTokens, in.Usage.TotalTokens
+			}
+			args = append(args, nullString(in.Model), prompt, completion, total, in.LatencyMS, nullString(in.TraceID),
+				nullString(in.SpanID), nullString(in.ParentID))
+		}
+		if len(rec.Messages) > 0 {
+			messages = append(messages, t.SessionID, t.Number, string(rec.Messages))
+		}
 	}
 	if _, err := tx.exec(ctx, query, args...); err != nil {
 		return fmt.Errorf("insert turns: %w", err)
 	}
+	if len(messages) == 0 {
+		return nil
+	}
+	query = `INSERT INTO turn_messages (session_id, turn_number, messages) VALUES (?, ?, ?)` + strings.Repeat(", (?, ?, ?)", len(messages)/3-1)
+	if _, err := tx.exec(ctx, query, messages...); err != nil {
+		return fmt.Errorf("insert turn messages: %w", err)
+	}
 	return nil
+}
+
+// isRich reports whether rec has a field of the richer record that the
+// turns table holds, but its source.
+func isRich(rec *capture.TurnRecord) bool {
+	in := &rec.Input
+	return in.Model != "" || in.Usage != nil || in.LatencyMS != nil || in.TraceID != "" || in.SpanID != "" || in.ParentID != ""
 }
 
 // nullText is b as text, or NULL when it is empty.

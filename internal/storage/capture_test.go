@@ -129,7 +129,7 @@ func TestRecordTurnRejectsBadInputAndWritesNothing(t *testing.T) {
 		bad := 1.5
 		for field, in := range map[string]capture.TurnInput{
 			"conversation_id": {TesterID: "m", UserMessage: "q", Response: "r"},
-			"tester_id":       {ConversationID: "c", UserMessage: "q", Response: "r"},
+			"tester_id":       {ConversationID: "c", TesterID: " ", UserMessage: "q", Response: "r"},
 			"user_message":    {ConversationID: "c", TesterID: "m", Response: "r"},
 			"response":        {ConversationID: "c", TesterID: "m", UserMessage: "q"},
 			"avg_similarity":  {ConversationID: "c", TesterID: "m", UserMessage: "q", Response: "r", AvgSimilarity: &bad},

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -139,7 +140,23 @@ func recordTurn(ctx context.Context, tx *Tx, rec *capture.TurnRecord) (*capture.
 func (db *DB) turnColumns() string {
 	return `t.id, t.session_id, t.turn_number, t.user_message, t.response, ` + db.timeText("t.created_at") + `,
 	t.search_results, t.avg_similarity, t.processing_time_ms, t.metadata,
-	t.metrics, t.scores, t.objective_score, t.subjective_score, t.overall_score`
+	t.metrics, t.scores, t.objective_score, t.subjective_score, t.overall_score,
+	t.source, ` + db.richColumns() + `,
+	(SELECT m.messages FROM turn_messages m WHERE m.session_id = t.session_id AND m.turn_number = t.turn_number)`
+}
+
+// richColumns reads the richer record's columns of turns t but its source
+// and messages as one value: a JSON array of model, prompt_tokens,
+// completion_tokens, total_tokens, latency_ms, trace_id, span_id and
+// parent_id, NULL for a turn that has none of them. Every column a row
+// has costs its reading even when NULL; most turns have none.
+func (db *DB) richColumns() string {
+	const none = `t.model IS NULL AND t.prompt_tokens IS NULL AND t.latency_ms IS NULL AND t.trace_id IS NULL`
+	const columns = `t.model, t.prompt_tokens, t.completion_tokens, t.total_tokens, t.latency_ms, t.trace_id, t.span_id, t.parent_id`
+	if db.dialect == SQLite {
+		return `CASE WHEN ` + none + ` THEN NULL ELSE json_array(` + columns + `) END`
+	}
+	return `CASE WHEN ` + none + ` THEN NULL ELSE json_build_array(` + columns + `)::text END`
 }
 
 func scanTurn(row scanner, extra ...any) (*capture.Turn, error) {
@@ -149,8 +166,10 @@ func scanTurn(row scanner, extra ...any) (*capture.Turn, error) {
 	var sim, ms sql.NullFloat64
 	var measured, scores []byte
 	var obj, subj, overall sql.NullFloat64
+	var source sql.NullString
+	var rich, messages []byte
 	dest := append([]any{&t.ID, &t.SessionID, &t.Number, &t.UserMessage, &t.Response, &at,
-		&search, &sim, &ms, &meta, &measured, &scores, &obj, &subj, &overall}, extra...)
+		&search, &sim, &ms, &meta, &measured, &scores, &obj, &subj, &overall, &source, &rich, &messages}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -175,7 +194,35 @@ func scanTurn(row scanner, extra ...any) (*capture.Turn, error) {
 		return nil, err
 	}
 	t.ObjectiveScore, t.SubjectiveScore, t.OverallScore = nullFloat(obj), nullFloat(subj), nullFloat(overall)
+	t.Source = source.String
+	if len(messages) > 0 {
+		t.Messages = append([]byte(nil), messages...)
+	}
+	if len(rich) > 0 {
+		if err := scanRich(&t, rich); err != nil {
+			return nil, err
+		}
+	}
 	return &t, nil
+}
+
+// scanRich fills t's fields of the richer record from the JSON array
+// richColumns reads.
+func scanRich(t *capture.Turn, b []byte) error {
+	var v struct {
+		model                     string
+		prompt, completion, total *int64
+		latency                   *float64
+		trace, span, parent       string
+	}
+	if err := json.Unmarshal(b, &[]any{&v.model, &v.prompt, &v.completion, &v.total, &v.latency, &v.trace, &v.span, &v.parent}); err != nil {
+		return fmt.Errorf("turn %s: the richer record %s: %w", t.ID, b, err)
+	}
+	t.Model, t.LatencyMS, t.TraceID, t.SpanID, t.ParentID = v.model, v.latency, v.trace, v.span, v.parent
+	if v.prompt != nil && v.completion != nil && v.total != nil {
+		t.Usage = &capture.Usage{PromptTokens: *v.prompt, CompletionTokens: *v.completion, TotalTokens: *v.total}
+	}
+	return nil
 }
 
 // EachTurn streams a session's turns, in order.

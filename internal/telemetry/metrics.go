@@ -4,7 +4,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/llm"
+	"github.com/honehq/hone/internal/score"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -43,10 +45,10 @@ func New() *Metrics {
 		Help: "Time to answer an HTTP request, by face, route pattern and method.", Buckets: requestBuckets},
 		[]string{"face", "route", "method"})
 	m.turns = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hone_turns_recorded_total",
-		Help: "Turns recorded (replays of a turn already recorded are not), by source: api (POST /api/v1/turns), batch (POST /api/v1/turns/batch), chat (hone's chat playground)."},
+		Help: "Turns recorded (replays of a turn already recorded are not), by the turn's source: api (POST /api/v1/turns and /turns/batch, unless the turn says otherwise), chat (hone's chat playground), proxy, otlp, import."},
 		[]string{"source"})
 	m.scores = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hone_scores_recorded_total",
-		Help: "Scores recorded, by source (chat, web, api, workshop, metric, llm, import) and data type (numeric, categorical, boolean, text)."},
+		Help: "Scores recorded, by source (chat, web, api, workshop, metric, llm, import, otlp) and data type (numeric, categorical, boolean, text)."},
 		[]string{"source", "data_type"})
 	m.llmCalls = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hone_llm_calls_total",
 		Help: "LLM calls, by purpose and outcome (ok, cut_off, invalid_output, timeout, cancelled, rate_limited, auth, rejected, provider_error, unreachable, bad_response)."},
@@ -157,9 +159,9 @@ const other = "other"
 // that no label ever carries what a client sent.
 var (
 	httpMethods  = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
-	turnSources  = []string{"api", "batch", "chat", "proxy", "otlp", "import"}
-	scoreSources = []string{"chat", "web", "api", "workshop", "metric", "llm", "import"}
-	dataTypes    = []string{"numeric", "categorical", "boolean", "text"}
+	turnSources  = capture.Sources
+	scoreSources = score.Sources
+	dataTypes    = score.DataTypes
 	dbOps        = []string{"read", "write"}
 )
 

@@ -28,7 +28,6 @@ func TestLabelsHoldOnlyKnownValues(t *testing.T) {
 		{m.requests, `hone_http_requests_total{code="405",face="api",method="OTHER",route="/api/v1/turns"} 1
 hone_http_requests_total{code="other",face="api",method="GET",route="(none)"} 1`},
 		{m.turns, `hone_turns_recorded_total{source="api"} 0
-hone_turns_recorded_total{source="batch"} 0
 hone_turns_recorded_total{source="chat"} 0
 hone_turns_recorded_total{source="import"} 0
 hone_turns_recorded_total{source="otlp"} 0

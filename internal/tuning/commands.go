@@ -131,6 +131,9 @@ func (s *Service) session(ctx context.Context, m chat.Message, _ string) (chat.R
 	}
 	text := fmt.Sprintf("📋 **Current Session (Session ID: %s)**\nStarted: %s\nPrompt version: %s\nTurns: %d\nImprovements: %d\nDuration: %s",
 		sess.ID, formatTime(sess.Start), version, sess.TotalTurns, sess.TotalImprovements, formatDuration(sess.Duration(s.opts.Now())))
+	if sess.TesterID == capture.AnonymousTester {
+		text += "\nTester: anonymous (its turns came without a tester_id)"
+	}
 	return chat.Reply{Text: text, SessionID: sess.ID}, nil
 }
 

@@ -170,3 +170,19 @@ func TestSessionListEmpty(t *testing.T) {
 		t.Error("an empty database shows a sessions table")
 	}
 }
+
+// A session started by a turn without a tester_id shows its tester as the
+// anonymous one, and says why.
+func TestSessionPageShowsTheAnonymousTester(t *testing.T) {
+	a := openApp(t, "")
+	a.listen()
+	tr := a.turn(capture.TurnInput{ConversationID: "conv-anon", UserMessage: "hi", Response: "hello"})
+	_, _, body := a.get("/sessions/" + tr.SessionID)
+	if !strings.Contains(body, `<dt>Tester</dt><dd>anonymous <span class="muted">(turns sent without a tester_id)</span></dd>`) {
+		t.Errorf("the session page does not show the anonymous tester:\n%s", body)
+	}
+	named := a.turn(capture.TurnInput{ConversationID: "conv-meg", TesterID: "meg", UserMessage: "hi", Response: "hello"})
+	if _, _, body := a.get("/sessions/" + named.SessionID); strings.Contains(body, "without a tester_id") {
+		t.Error("a named tester's session says its turns came without a tester_id")
+	}
+}
