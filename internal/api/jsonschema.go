@@ -31,15 +31,20 @@ func (MessageInput) JSONSchemaExtend(s *invopop.Schema) {
 func (BatchResult) JSONSchemaExtend(s *invopop.Schema) {
 	jsonschema.Set(s, "index", jsonschema.Minimum(0))
 	jsonschema.Set(s, "turn_number", jsonschema.Minimum(1))
-	recorded := []string{"id", "session_id", "turn_number"}
+	jsonschema.Apply(s, recordedOrFailed("id", "session_id", "turn_number"))
+}
+
+// recordedOrFailed is a result of a batch: the properties recorded of a
+// recorded item (and maybe replayed), or an error, never both.
+func recordedOrFailed(recorded ...string) jsonschema.Rule {
 	var any []*invopop.Schema
 	for _, p := range append(recorded, "replayed") {
 		any = append(any, jsonschema.Schema(jsonschema.Require(p)))
 	}
-	jsonschema.Apply(s, jsonschema.OneOf(
+	return jsonschema.OneOf(
 		jsonschema.Schema(jsonschema.Title("recorded"), jsonschema.Require(recorded...), jsonschema.Not(jsonschema.Require("error"))),
 		jsonschema.Schema(jsonschema.Title("failed"), jsonschema.Require("error"), jsonschema.Not(jsonschema.AnyOf(any...))),
-	))
+	)
 }
 
 // JSONSchemaExtend bounds the count of errors left out.

@@ -14,6 +14,7 @@ import (
 	"github.com/honehq/hone/internal/jsonschema"
 	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/suggestions"
+	"github.com/honehq/hone/internal/timebound"
 )
 
 // prose is the prose of openapi.json: descriptions, summaries and
@@ -134,9 +135,9 @@ var sharedParams = []openapi.Named[server.Param]{
 	{Name: "SuggestionMatchType", Value: server.Param{Name: "match_type", In: "query", AllowEmpty: true,
 		Schema: str(jsonschema.Enum(suggestions.MatchTypes...))}},
 	{Name: "SuggestionSince", Value: server.Param{Name: "since", In: "query", AllowEmpty: true,
-		Schema: str(jsonschema.Pattern(suggestions.TimePattern))}},
+		Schema: str(jsonschema.Pattern(timebound.Pattern))}},
 	{Name: "SuggestionUntil", Value: server.Param{Name: "until", In: "query", AllowEmpty: true,
-		Schema: str(jsonschema.Pattern(suggestions.TimePattern))}},
+		Schema: str(jsonschema.Pattern(timebound.Pattern))}},
 	{Name: "WorkshopID", Value: pathParam("id")},
 	{Name: "MemberID", Value: pathParam("member_id")},
 	{Name: "AnalysisID", Value: pathParam("analysis_id")},

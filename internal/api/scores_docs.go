@@ -11,6 +11,7 @@ import (
 	"github.com/honehq/hone/internal/ndjson"
 	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/server"
+	"github.com/honehq/hone/internal/timebound"
 )
 
 // The whole-number query parameters of GET /scores.
@@ -26,7 +27,7 @@ func scoreText(name string) server.Param {
 
 // scoreTime is a time bound of the scores' routes.
 func scoreTime(name string) server.Param {
-	return server.Param{Name: name, In: "query", AllowEmpty: true, Schema: str(jsonschema.Pattern(score.TimePattern))}
+	return server.Param{Name: name, In: "query", AllowEmpty: true, Schema: str(jsonschema.Pattern(timebound.Pattern))}
 }
 
 // scoreFilters are the filters of the scores' routes (score.Query).
@@ -131,15 +132,7 @@ var deleteScoreDoc = &server.Doc{ID: "deleteScore", Tag: "scores",
 func (RecordedScore) JSONSchemaExtend(s *invopop.Schema) {
 	jsonschema.Set(s, "index", jsonschema.Minimum(0))
 	jsonschema.Set(s, "data_type", jsonschema.Enum(score.DataTypes...))
-	recorded := []string{"id", "data_type", "created_at"}
-	var any []*invopop.Schema
-	for _, p := range append(recorded, "replayed") {
-		any = append(any, jsonschema.Schema(jsonschema.Require(p)))
-	}
-	jsonschema.Apply(s, jsonschema.OneOf(
-		jsonschema.Schema(jsonschema.Title("recorded"), jsonschema.Require(recorded...), jsonschema.Not(jsonschema.Require("error"))),
-		jsonschema.Schema(jsonschema.Title("failed"), jsonschema.Require("error"), jsonschema.Not(jsonschema.AnyOf(any...))),
-	))
+	jsonschema.Apply(s, recordedOrFailed("id", "data_type", "created_at"))
 }
 
 // JSONSchemaExtend bounds the count of errors left out.

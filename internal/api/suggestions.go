@@ -12,6 +12,7 @@ import (
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/suggestions"
+	"github.com/honehq/hone/internal/timebound"
 )
 
 // Suggestions serves suggestion tracking's routes: records of what a
@@ -85,10 +86,10 @@ func suggestionFilter(q url.Values, records bool, own ...string) (suggestions.Fi
 		}
 	}
 	now := time.Now()
-	if f.Since, err = suggestions.ParseTime("since", q.Get("since"), now); err != nil {
+	if f.Since, err = timebound.Parse("since", q.Get("since"), now); err != nil {
 		return f, err
 	}
-	if f.Until, err = suggestions.ParseTime("until", q.Get("until"), now); err != nil {
+	if f.Until, err = timebound.Parse("until", q.Get("until"), now); err != nil {
 		return f, err
 	}
 	return f, suggestions.CheckFilter(f)

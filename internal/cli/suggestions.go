@@ -16,6 +16,7 @@ import (
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/honehq/hone/internal/suggestions"
+	"github.com/honehq/hone/internal/timebound"
 	"github.com/spf13/cobra"
 )
 
@@ -73,10 +74,10 @@ func (f *suggestionFlags) filter() (suggestions.Filter, error) {
 	out := suggestions.Filter{Server: f.server, Session: f.session, Version: f.version, Model: f.model, MatchType: f.match}
 	var err error
 	now := time.Now()
-	if out.Since, err = suggestions.ParseTime("since", f.since, now); err != nil {
+	if out.Since, err = timebound.Parse("since", f.since, now); err != nil {
 		return out, err
 	}
-	if out.Until, err = suggestions.ParseTime("until", f.until, now); err != nil {
+	if out.Until, err = timebound.Parse("until", f.until, now); err != nil {
 		return out, err
 	}
 	return out, suggestions.CheckFilter(out)

@@ -143,11 +143,3 @@ func (ExportRow) JSONSchemaExtend(s *invopop.Schema) {
 	jsonschema.Set(s, "source", jsonschema.Enum(Sources...))
 	valueByDataType(s)
 }
-
-// TimePattern is a time bound as parseTime takes it: an RFC 3339 time or
-// a date, an age in days up to maxSpanDays, or an age as
-// time.ParseDuration reads one (not negative).
-var TimePattern = `^(?:[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])` +
-	`(?:T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9]))?` +
-	`|\+?0*` + jsonschema.UpTo(maxSpanDays) + `d` +
-	`|\+?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|μs|ms|s|m|h))+|[+-]?0)$`

@@ -3,11 +3,11 @@ package score
 import (
 	"context"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/timebound"
 )
 
 // Query selects scores as the faces give it: each field optional.
@@ -44,9 +44,6 @@ type Page struct {
 	NextOffset *int `json:"next_offset,omitempty"`
 }
 
-// maxSpanDays bounds a span back from now: a hundred years.
-const maxSpanDays = 36500
-
 // Filter turns q into a Filter, or an error naming the parameter that is
 // wrong. now is the time spans count back from.
 func (s *Service) Filter(ctx context.Context, q Query, now time.Time) (Filter, error) {
@@ -72,40 +69,16 @@ func (s *Service) Filter(ctx context.Context, q Query, now time.Time) (Filter, e
 		}
 	}
 	var err error
-	if f.Since, err = parseTime("since", q.Since, now); err != nil {
+	if f.Since, err = timebound.Parse("since", q.Since, now); err != nil {
 		return f, err
 	}
-	if f.Until, err = parseTime("until", q.Until, now); err != nil {
+	if f.Until, err = timebound.Parse("until", q.Until, now); err != nil {
 		return f, err
 	}
 	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Until.After(f.Since) {
 		return f, hone.FieldError("until", "until must be after since")
 	}
 	return f, nil
-}
-
-// parseTime reads a time bound, as suggestion tracking's filters do; ""
-// is none.
-func parseTime(field, v string, now time.Time) (time.Time, error) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return time.Time{}, nil
-	}
-	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
-		return t.UTC(), nil
-	}
-	if t, err := time.Parse(time.DateOnly, v); err == nil {
-		return t.UTC(), nil
-	}
-	if days, ok := strings.CutSuffix(v, "d"); ok {
-		if n, err := strconv.Atoi(days); err == nil && n >= 0 && n <= maxSpanDays {
-			return now.Add(-time.Duration(n) * 24 * time.Hour).UTC(), nil
-		}
-	}
-	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
-		return now.Add(-d).UTC(), nil
-	}
-	return time.Time{}, hone.FieldError(field, "%s must be an RFC 3339 time (2026-01-10T15:04:05Z), a date (2026-01-10) or a span back from now (90m, 24h, 7d), not %q", field, v)
 }
 
 // List returns a page of the scores q selects, newest first.

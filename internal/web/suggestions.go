@@ -13,6 +13,7 @@ import (
 	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/suggestions"
+	"github.com/honehq/hone/internal/timebound"
 	"github.com/honehq/hone/suggest"
 )
 
@@ -45,7 +46,7 @@ func sgReadForm(q url.Values, now time.Time) (sgForm, suggestions.Filter, error)
 		}
 	}
 	var err error
-	if f.Since, err = suggestions.ParseTime("since", form.Since, now); err != nil {
+	if f.Since, err = timebound.Parse("since", form.Since, now); err != nil {
 		return form, f, err
 	}
 	return form, f, suggestions.CheckFilter(f)
