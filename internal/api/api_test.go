@@ -36,6 +36,25 @@ func eachDatabase(t *testing.T, fn func(t *testing.T, cfg config.Config)) {
 	}
 }
 
+// eachDatabaseParallel is eachDatabase for a long test that depends on no
+// timing and no process-wide state: the test and its two subtests run in
+// parallel with the other such tests, so that one waits on PostgreSQL while
+// another computes.
+func eachDatabaseParallel(t *testing.T, fn func(t *testing.T, cfg config.Config)) {
+	t.Helper()
+	t.Parallel()
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		fn(t, config.Config{DataDir: t.TempDir()})
+	})
+	if url := os.Getenv(storagetest.PostgresURLEnv); url != "" {
+		t.Run("postgres", func(t *testing.T) {
+			t.Parallel()
+			fn(t, config.Config{DatabaseURL: storagetest.SchemaURL(t, url)})
+		})
+	}
+}
+
 // server is the whole program serving HTTP on a free local port.
 type apiServer struct {
 	t      *testing.T

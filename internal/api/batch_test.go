@@ -318,7 +318,7 @@ func richTurn(conversation, question string) map[string]any {
 // JSON export with every new field (as documented), the CSV with the
 // spec's columns only, and !session naming the anonymous tester.
 func TestRichTurnsAreReadBack(t *testing.T) {
-	eachDatabase(t, func(t *testing.T, cfg config.Config) {
+	eachDatabaseParallel(t, func(t *testing.T, cfg config.Config) {
 		s := start(t, cfg)
 		one := s.postTurn(richTurn("conv-rich", "My employee didn't show up"))
 		plain := s.postTurn(turn("conv-rich", "And now?"))
@@ -403,7 +403,7 @@ func TestRichTurnTextBound(t *testing.T) {
 // Errors inside messages name the message and field, over HTTP and in a
 // batch; the turn is not recorded.
 func TestRichTurnErrorsNameTheField(t *testing.T) {
-	eachDatabase(t, func(t *testing.T, cfg config.Config) {
+	eachDatabaseParallel(t, func(t *testing.T, cfg config.Config) {
 		s := start(t, cfg)
 		for _, c := range []struct {
 			edit  func(m map[string]any)

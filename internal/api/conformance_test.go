@@ -537,7 +537,7 @@ func (c *confServer) post(t *testing.T, path, template string, body []byte, head
 }
 
 func TestConformanceBodies(t *testing.T) {
-	eachDatabase(t, func(t *testing.T, cfg config.Config) {
+	eachDatabaseParallel(t, func(t *testing.T, cfg config.Config) {
 		c := &confServer{apiServer: start(t, cfg), doc: confDoc(t), g: &gen{}}
 		g := c.g
 		scored := c.postTurn(turn("scored-"+g.next(), "q"))

@@ -116,7 +116,7 @@ var scoreValues = []value{val("4.0", raw("4.0")), val("4e0", raw("4e0")), val("5
 	val("1e400", raw("1e400")), val("-0", raw("-0")), val("GOOD", "GOOD"), val("good", "good"), val("object", map[string]any{"v": 4})}
 
 func TestScoreConformanceBodies(t *testing.T) {
-	eachDatabase(t, func(t *testing.T, cfg config.Config) {
+	eachDatabaseParallel(t, func(t *testing.T, cfg config.Config) {
 		s := start(t, cfg)
 		doc := confDoc(t)
 		g := &gen{}

@@ -281,7 +281,7 @@ func wsExpect(t *testing.T, v verdict, ref *wsRef, res *http.Response, b []byte)
 }
 
 func TestWorkshopConformanceBodies(t *testing.T) {
-	eachDatabase(t, func(t *testing.T, cfg config.Config) {
+	eachDatabaseParallel(t, func(t *testing.T, cfg config.Config) {
 		s := start(t, cfg)
 		doc := confDoc(t)
 		g := &gen{}
