@@ -119,3 +119,11 @@ type Deliverer interface {
 	// Deliver shows d in its conversation, proactively.
 	Deliver(ctx context.Context, d Delivery) error
 }
+
+// Offsets keep where each bot stopped reading its platform's updates (a
+// Telegram getUpdates offset): the next update it reads, 0 for none yet.
+type Offsets interface {
+	NextUpdate(ctx context.Context, bot string) (int64, error)
+	// SaveNextUpdate keeps next, unless a larger one is kept already.
+	SaveNextUpdate(ctx context.Context, bot string, next int64) error
+}
