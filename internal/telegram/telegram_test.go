@@ -16,6 +16,7 @@ import (
 
 	"github.com/honehq/hone/internal/bots"
 	"github.com/honehq/hone/internal/telegram"
+	"github.com/honehq/hone/internal/telegram/telegramtest"
 )
 
 // fakeBot answers as hone's bot does in shape, and records what it was
@@ -94,7 +95,7 @@ func (o *memOffsets) SaveNextUpdate(_ context.Context, bot string, next int64) e
 }
 
 type rig struct {
-	api     *fakeAPI
+	api     *telegramtest.Server
 	bot     *fakeBot
 	offsets *memOffsets
 	logs    *bytes.Buffer
@@ -103,12 +104,12 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	seq := &atomic.Int64{}
-	return &rig{api: newFakeAPI(t, seq), bot: &fakeBot{seq: seq}, offsets: &memOffsets{}, logs: &bytes.Buffer{}, seq: seq}
+	return &rig{api: telegramtest.New(t, seq), bot: &fakeBot{seq: seq}, offsets: &memOffsets{}, logs: &bytes.Buffer{}, seq: seq}
 }
 
 func (r *rig) start(t *testing.T, edit func(*telegram.Options)) *telegram.Adapter {
 	t.Helper()
-	opts := telegram.Options{Token: fakeToken, APIURL: r.api.URL(), Bot: r.bot, Offsets: r.offsets,
+	opts := telegram.Options{Token: telegramtest.Token, APIURL: r.api.URL(), Bot: r.bot, Offsets: r.offsets,
 		Commands:    []telegram.Command{{Name: "improve", Summary: "note an improvement"}, {Name: "export-json", Summary: "export as JSON"}, {Name: "help", Summary: "list the commands"}},
 		PollTimeout: time.Second, MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond,
 		Log: slog.New(slog.NewTextHandler(&lockedWriter{w: r.logs}, nil))}
@@ -136,7 +137,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 // markup decodes a call's reply_markup.
-func markup(t *testing.T, c call) [][]map[string]string {
+func markup(t *testing.T, c telegramtest.Call) [][]map[string]string {
 	t.Helper()
 	var m struct {
 		InlineKeyboard [][]map[string]string `json:"inline_keyboard"`
@@ -150,13 +151,13 @@ func markup(t *testing.T, c call) [][]map[string]string {
 func TestMessagesAnsweredWithRatingButtons(t *testing.T) {
 	r := newRig(t)
 	r.start(t, nil)
-	cmds := r.api.await("setMyCommands", 1)[0].Params.Get("commands")
+	cmds := r.api.Await("setMyCommands", 1)[0].Params.Get("commands")
 	if !strings.Contains(cmds, `"command":"export_json"`) || !strings.Contains(cmds, `"command":"improve"`) {
 		t.Fatalf("setMyCommands %s", cmds)
 	}
-	r.api.await("deleteWebhook", 1)
-	r.api.message(100, 7, "How do I process a resignation?")
-	sent := r.api.await("sendMessage", 1)[0]
+	r.api.Await("deleteWebhook", 1)
+	r.api.Message(100, 7, "How do I process a resignation?")
+	sent := r.api.Await("sendMessage", 1)[0]
 	if sent.Params.Get("text") != "echo: How do I process a resignation?" || sent.Params.Get("chat_id") != "100" {
 		t.Fatalf("sent %v", sent.Params)
 	}
@@ -164,11 +165,11 @@ func TestMessagesAnsweredWithRatingButtons(t *testing.T) {
 	if len(kb) != 1 || kb[0][0]["text"] != "👍" || kb[0][0]["callback_data"] != "r:u:T1" || kb[0][1]["callback_data"] != "r:d:T1" {
 		t.Fatalf("keyboard %v", kb)
 	}
-	r.api.message(100, 7, "/improve@hone_bot tone: warmer")
-	r.api.message(100, 7, "/export_json")
-	r.api.message(100, 7, "/start")
-	r.api.message(100, 7, "/improve@other_bot x")
-	r.api.await("sendMessage", 5)
+	r.api.Message(100, 7, "/improve@hone_bot tone: warmer")
+	r.api.Message(100, 7, "/export_json")
+	r.api.Message(100, 7, "/start")
+	r.api.Message(100, 7, "/improve@other_bot x")
+	r.api.Await("sendMessage", 5)
 	r.bot.mu.Lock()
 	var texts []string
 	for _, m := range r.bot.messages {
@@ -182,7 +183,7 @@ func TestMessagesAnsweredWithRatingButtons(t *testing.T) {
 	if first != (bots.Incoming{Platform: "telegram", ConversationID: "100", UserID: "7", UserName: "Meg Ryan", Handle: "meg_hr", Text: "How do I process a resignation?"}) {
 		t.Fatalf("incoming %+v", first)
 	}
-	if ack := r.api.of("sendMessage")[1]; ack.Params.Get("text") != telegram.AckText || ack.Params.Get("reply_markup") != "" {
+	if ack := r.api.Of("sendMessage")[1]; ack.Params.Get("text") != telegram.AckText || ack.Params.Get("reply_markup") != "" {
 		t.Fatalf("!improve acknowledged with %v", ack.Params)
 	}
 }
@@ -190,13 +191,13 @@ func TestMessagesAnsweredWithRatingButtons(t *testing.T) {
 func TestPrintLargerThanAMessageIsADocument(t *testing.T) {
 	r := newRig(t)
 	r.start(t, nil)
-	r.api.message(100, 7, "/print")
-	doc := r.api.await("sendDocument", 1)[0]
+	r.api.Message(100, 7, "/print")
+	doc := r.api.Await("sendDocument", 1)[0]
 	if doc.FileName != "hone-session-s1.csv" || !strings.HasPrefix(string(doc.FileData), "Turn,User Message\n1,a long") ||
 		doc.Params.Get("chat_id") != "100" || !strings.Contains(doc.Params.Get("caption"), "https://hone.example/x") {
 		t.Fatalf("document %s %d bytes %v", doc.FileName, len(doc.FileData), doc.Params)
 	}
-	if n := len(r.api.of("sendMessage")); n != 0 {
+	if n := len(r.api.Of("sendMessage")); n != 0 {
 		t.Fatalf("%d messages beside the document", n)
 	}
 }
@@ -204,10 +205,10 @@ func TestPrintLargerThanAMessageIsADocument(t *testing.T) {
 func TestButtonPressesAreRecordedBeforeAnythingIsSent(t *testing.T) {
 	r := newRig(t)
 	a := r.start(t, nil)
-	r.api.press(100, 7, 55, "r:d:T9")
-	r.api.await("sendMessage", 1)
-	answered := r.api.await("answerCallbackQuery", 1)[0]
-	edit := r.api.await("editMessageReplyMarkup", 1)[0]
+	r.api.Press(100, 7, 55, "r:d:T9")
+	r.api.Await("sendMessage", 1)
+	answered := r.api.Await("answerCallbackQuery", 1)[0]
+	edit := r.api.Await("editMessageReplyMarkup", 1)[0]
 	r.bot.mu.Lock()
 	rating, recorded := r.bot.ratings[0], r.bot.at[0]
 	r.bot.mu.Unlock()
@@ -220,20 +221,20 @@ func TestButtonPressesAreRecordedBeforeAnythingIsSent(t *testing.T) {
 	if kb := markup(t, edit); edit.Params.Get("message_id") != "55" || kb[0][1]["text"] != "✅ 👎" || kb[0][0]["text"] != "👍" {
 		t.Fatalf("keyboard after 👎: %v", kb)
 	}
-	if q := r.api.of("sendMessage")[0]; !strings.HasPrefix(q.Params.Get("text"), "Thanks for the feedback") {
+	if q := r.api.Of("sendMessage")[0]; !strings.HasPrefix(q.Params.Get("text"), "Thanks for the feedback") {
 		t.Fatalf("after 👎: %v", q.Params)
 	}
 	if err := a.Deliver(context.Background(), bots.Delivery{ConversationID: "100", AlertID: "al1", Text: "Review the open cases"}); err != nil {
 		t.Fatal(err)
 	}
-	alert := r.api.of("sendMessage")[1]
+	alert := r.api.Of("sendMessage")[1]
 	kb := markup(t, alert)
 	if alert.Params.Get("text") != "Review the open cases" || kb[0][0]["text"] != "Acknowledge" || kb[0][0]["callback_data"] != "a:ack:al1" ||
 		kb[0][1]["callback_data"] != "a:up:al1" || kb[0][2]["callback_data"] != "a:down:al1" {
 		t.Fatalf("alert %v %v", alert.Params, kb)
 	}
-	r.api.press(100, 7, 56, "a:ack:al1")
-	edit = r.api.await("editMessageReplyMarkup", 2)[1]
+	r.api.Press(100, 7, 56, "a:ack:al1")
+	edit = r.api.Await("editMessageReplyMarkup", 2)[1]
 	r.bot.mu.Lock()
 	press := r.bot.presses[0]
 	r.bot.mu.Unlock()
@@ -248,23 +249,23 @@ func TestButtonPressesAreRecordedBeforeAnythingIsSent(t *testing.T) {
 func TestRestartResumesAndNeverHandlesAnUpdateTwice(t *testing.T) {
 	r := newRig(t)
 	a := r.start(t, nil)
-	r.api.message(100, 7, "one")
-	last := r.api.message(100, 7, "two")
-	r.api.await("sendMessage", 2)
+	r.api.Message(100, 7, "one")
+	last := r.api.Message(100, 7, "two")
+	r.api.Await("sendMessage", 2)
 	a.Stop()
 	stopped := r.seq.Load()
 	if next, _ := r.offsets.NextUpdate(context.Background(), "telegram:123456789"); next != int64(last)+1 {
 		t.Fatalf("next update kept %d, want %d", next, last+1)
 	}
-	r.api.message(100, 7, "three")
+	r.api.Message(100, 7, "three")
 	r.start(t, nil)
-	r.api.await("sendMessage", 3)
+	r.api.Await("sendMessage", 3)
 	time.Sleep(50 * time.Millisecond)
 	if n, _, _ := r.bot.counts(); n != 3 {
 		t.Fatalf("the bot was handed %d messages, want 3", n)
 	}
 	var resumed []string
-	for _, p := range r.api.of("getUpdates") {
+	for _, p := range r.api.Of("getUpdates") {
 		if p.Seq > stopped {
 			resumed = append(resumed, p.Params.Get("offset"))
 		}
@@ -276,20 +277,20 @@ func TestRestartResumesAndNeverHandlesAnUpdateTwice(t *testing.T) {
 
 func TestRateLimitsAndServerErrorsAreRetried(t *testing.T) {
 	r := newRig(t)
-	r.api.failNext("getMe", failure{Status: 502})
-	r.api.failNext("getUpdates", failure{Status: 500})
-	r.api.failNext("sendMessage", failure{Status: 429, RetryAfter: 1}, failure{Status: 503})
+	r.api.FailNext("getMe", telegramtest.Failure{Status: 502})
+	r.api.FailNext("getUpdates", telegramtest.Failure{Status: 500})
+	r.api.FailNext("sendMessage", telegramtest.Failure{Status: 429, RetryAfter: 1}, telegramtest.Failure{Status: 503})
 	r.start(t, nil)
 	start := time.Now()
-	r.api.message(100, 7, "hello")
-	sent := r.api.await("sendMessage", 1)
+	r.api.Message(100, 7, "hello")
+	sent := r.api.Await("sendMessage", 1)
 	if sent[0].Params.Get("text") != "echo: hello" || time.Since(start) < time.Second {
 		t.Fatalf("sent %v after %s: retry_after not honoured", sent[0].Params, time.Since(start))
 	}
 	if n, _, _ := r.bot.counts(); n != 1 {
 		t.Fatalf("the message was handled %d times", n)
 	}
-	if strings.Contains(r.logs.String(), fakeToken) || !strings.Contains(r.logs.String(), "retrying") {
+	if strings.Contains(r.logs.String(), telegramtest.Token) || !strings.Contains(r.logs.String(), "retrying") {
 		t.Fatalf("logs:\n%s", r.logs.String())
 	}
 }
@@ -299,7 +300,7 @@ func TestNetworkFailuresAreSurvivedAndTheTokenNeverLogged(t *testing.T) {
 	down := httptest.NewServer(http.NotFoundHandler())
 	url := down.URL
 	down.Close()
-	a, err := telegram.New(telegram.Options{Token: fakeToken, APIURL: url, Bot: r.bot, Offsets: r.offsets,
+	a, err := telegram.New(telegram.Options{Token: telegramtest.Token, APIURL: url, Bot: r.bot, Offsets: r.offsets,
 		MinBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, Log: slog.New(slog.NewTextHandler(&lockedWriter{w: r.logs}, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -318,11 +319,11 @@ func TestNetworkFailuresAreSurvivedAndTheTokenNeverLogged(t *testing.T) {
 func TestWebhookChecksTheSecretToken(t *testing.T) {
 	r := newRig(t)
 	a := r.start(t, func(o *telegram.Options) { o.WebhookURL = "https://hone.example.com" + telegram.WebhookPath })
-	set := r.api.await("setWebhook", 1)[0]
+	set := r.api.Await("setWebhook", 1)[0]
 	if set.Params.Get("url") != "https://hone.example.com/telegram/webhook" || set.Params.Get("secret_token") != a.Secret() || len(a.Secret()) < 32 {
 		t.Fatalf("setWebhook %v", set.Params)
 	}
-	if len(r.api.of("getUpdates")) != 0 {
+	if len(r.api.Of("getUpdates")) != 0 {
 		t.Fatal("polled in webhook mode")
 	}
 	hook := httptest.NewServer(a.Webhook())
@@ -358,7 +359,7 @@ func TestWebhookChecksTheSecretToken(t *testing.T) {
 	if n, _, _ := r.bot.counts(); n != 1 {
 		t.Fatalf("the update was handled %d times", n)
 	}
-	if sent := r.api.await("sendMessage", 1); sent[0].Params.Get("text") != "echo: hello" {
+	if sent := r.api.Await("sendMessage", 1); sent[0].Params.Get("text") != "echo: hello" {
 		t.Fatalf("sent %v", sent[0].Params)
 	}
 }

@@ -1,4 +1,6 @@
-package telegram_test
+// Package telegramtest is an in-process fake of the Telegram Bot API for
+// tests across hone.
+package telegramtest
 
 import (
 	"encoding/json"
@@ -15,12 +17,12 @@ import (
 	"time"
 )
 
-// fakeAPI is an in-process Telegram Bot API server following the
+// Server is an in-process Telegram Bot API server following the
 // documented shapes: every method answers {"ok": true, "result": …} or
 // {"ok": false, "error_code", "description", "parameters"}; getUpdates long
 // polls from its offset; a method can be made to fail with 429 and
 // retry_after or with a 5xx.
-type fakeAPI struct {
+type Server struct {
 	t     testing.TB
 	srv   *httptest.Server
 	token string
@@ -30,15 +32,15 @@ type fakeAPI struct {
 	updates []map[string]any
 	nextID  int
 	msgID   int
-	calls   []call
-	fail    map[string][]failure
+	calls   []Call
+	fail    map[string][]Failure
 	wake    chan struct{}
-	// quiet answers getUpdates without recording it (benchmarks).
-	quiet bool
+	// Quiet answers getUpdates without recording it (benchmarks).
+	Quiet bool
 }
 
-// call is one request the fake received.
-type call struct {
+// Call is one request the fake received.
+type Call struct {
 	Seq      int64
 	Method   string
 	Params   url.Values
@@ -46,22 +48,26 @@ type call struct {
 	FileData []byte
 }
 
-// failure is how the next call of a method fails.
-type failure struct {
+// Failure is how the next call of a method fails.
+type Failure struct {
 	Status     int
 	RetryAfter int
 }
 
-const fakeToken = "123456789:AAfake-token-do-not-log"
+// Token is the fake bot's token.
+const Token = "123456789:AAfake-token-do-not-log"
 
-func newFakeAPI(t testing.TB, seq *atomic.Int64) *fakeAPI {
-	f := &fakeAPI{t: t, token: fakeToken, seq: seq, nextID: 1000, msgID: 1, fail: map[string][]failure{}, wake: make(chan struct{})}
+// New starts a fake Bot API for the bot Token; calls are numbered from seq,
+// which the test may share to order them against its own events.
+func New(t testing.TB, seq *atomic.Int64) *Server {
+	f := &Server{t: t, token: Token, seq: seq, nextID: 1000, msgID: 1, fail: map[string][]Failure{}, wake: make(chan struct{})}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
 }
 
-func (f *fakeAPI) URL() string { return f.srv.URL }
+// URL is the base URL, for HONE_TELEGRAM_API_URL.
+func (f *Server) URL() string { return f.srv.URL }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
@@ -69,14 +75,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
+func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rest, ok := strings.CutPrefix(r.URL.Path, "/bot"+f.token+"/")
 	if !ok {
 		writeJSON(w, 401, map[string]any{"ok": false, "error_code": 401, "description": "Unauthorized"})
 		return
 	}
 	method := rest
-	c := call{Method: method}
+	c := Call{Method: method}
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
 		if err := r.ParseMultipartForm(10 << 20); err != nil {
 			writeJSON(w, 400, map[string]any{"ok": false, "error_code": 400, "description": "Bad Request: " + err.Error()})
@@ -158,7 +164,7 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (f *fakeAPI) record(c call) {
+func (f *Server) record(c Call) {
 	c.Seq = f.seq.Add(1)
 	f.mu.Lock()
 	f.calls = append(f.calls, c)
@@ -168,7 +174,7 @@ func (f *fakeAPI) record(c call) {
 // getUpdates answers the updates from offset on, waiting up to timeout
 // seconds for one. Unlike Telegram it forgets nothing, so that a client
 // asking from an old offset gets old updates again.
-func (f *fakeAPI) getUpdates(w http.ResponseWriter, c call) {
+func (f *Server) getUpdates(w http.ResponseWriter, c Call) {
 	offset, _ := strconv.Atoi(c.Params.Get("offset"))
 	timeout, _ := strconv.Atoi(c.Params.Get("timeout"))
 	deadline := time.After(time.Duration(timeout) * time.Second)
@@ -180,7 +186,7 @@ func (f *fakeAPI) getUpdates(w http.ResponseWriter, c call) {
 				out = append(out, u)
 			}
 		}
-		wake, quiet := f.wake, f.quiet
+		wake, quiet := f.wake, f.Quiet
 		f.mu.Unlock()
 		if len(out) > 0 || timeout == 0 {
 			if !quiet {
@@ -197,7 +203,8 @@ func (f *fakeAPI) getUpdates(w http.ResponseWriter, c call) {
 	}
 }
 
-func (f *fakeAPI) push(u map[string]any) int {
+// Push adds an update and returns its id.
+func (f *Server) Push(u map[string]any) int {
 	f.mu.Lock()
 	f.nextID++
 	u["update_id"] = f.nextID
@@ -208,39 +215,40 @@ func (f *fakeAPI) push(u map[string]any) int {
 	return f.nextID
 }
 
-func user(id int64) map[string]any {
+// User is a Telegram user of id.
+func User(id int64) map[string]any {
 	return map[string]any{"id": id, "is_bot": false, "first_name": "Meg", "last_name": "Ryan", "username": "meg_hr"}
 }
 
-// message pushes a text message of user from in chat.
-func (f *fakeAPI) message(chat, from int64, text string) int {
+// Message pushes a text message of user from in chat.
+func (f *Server) Message(chat, from int64, text string) int {
 	f.mu.Lock()
 	f.msgID++
 	id := f.msgID
 	f.mu.Unlock()
-	return f.push(map[string]any{"message": map[string]any{"message_id": id, "date": time.Now().Unix(), "text": text,
-		"from": user(from), "chat": map[string]any{"id": chat, "type": "private"}}})
+	return f.Push(map[string]any{"message": map[string]any{"message_id": id, "date": time.Now().Unix(), "text": text,
+		"from": User(from), "chat": map[string]any{"id": chat, "type": "private"}}})
 }
 
-// press pushes a press of an inline button under message msg.
-func (f *fakeAPI) press(chat, from int64, msg int, data string) int {
-	return f.push(map[string]any{"callback_query": map[string]any{"id": fmt.Sprint("cq", f.nextID), "from": user(from),
+// Press pushes a press of an inline button under message msg.
+func (f *Server) Press(chat, from int64, msg int, data string) int {
+	return f.Push(map[string]any{"callback_query": map[string]any{"id": fmt.Sprint("cq", f.nextID), "from": User(from),
 		"chat_instance": "ci", "data": data,
 		"message": map[string]any{"message_id": msg, "date": time.Now().Unix(), "chat": map[string]any{"id": chat, "type": "private"}}}})
 }
 
-// failNext makes the next calls of method fail in turn.
-func (f *fakeAPI) failNext(method string, fs ...failure) {
+// FailNext makes the next calls of method fail in turn.
+func (f *Server) FailNext(method string, fs ...Failure) {
 	f.mu.Lock()
 	f.fail[method] = append(f.fail[method], fs...)
 	f.mu.Unlock()
 }
 
-// of returns the calls of method so far.
-func (f *fakeAPI) of(method string) []call {
+// Of returns the calls of method so far.
+func (f *Server) Of(method string) []Call {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []call
+	var out []Call
 	for _, c := range f.calls {
 		if c.Method == method {
 			out = append(out, c)
@@ -249,16 +257,16 @@ func (f *fakeAPI) of(method string) []call {
 	return out
 }
 
-// await waits until method was called n times and returns those calls.
-func (f *fakeAPI) await(method string, n int) []call {
+// Await waits until method was called n times and returns those calls.
+func (f *Server) Await(method string, n int) []Call {
 	f.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if got := f.of(method); len(got) >= n {
+		if got := f.Of(method); len(got) >= n {
 			return got
 		}
 		if time.Now().After(deadline) {
-			f.t.Fatalf("%s called %d times, want %d", method, len(f.of(method)), n)
+			f.t.Fatalf("%s called %d times, want %d", method, len(f.Of(method)), n)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
