@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -14,11 +15,12 @@ import (
 const AckText = "✅ Noted."
 
 // reply sends the bot's answer to a message: a document when it carries a
-// file and its text is longer than a message, else the text (in parts when
-// longer), with 👍/👎 under a recorded answer.
+// file that its text does not hold whole in one message (!print's CSV
+// larger than a message), else the text (in parts when longer), with 👍/👎
+// under a recorded answer.
 func (a *Adapter) reply(ctx context.Context, chatID int64, replyTo int, out bots.Outgoing) {
 	switch {
-	case out.File != nil && utf8.RuneCountInString(out.Text) > MaxMessage:
+	case out.File != nil && (utf8.RuneCountInString(out.Text) > MaxMessage || !strings.Contains(out.Text, string(out.File.Data))):
 		doc := tgbotapi.NewDocument(chatID, tgbotapi.FileBytes{Name: out.File.Name, Bytes: out.File.Data})
 		doc.Caption = out.File.Name
 		if out.File.Link != "" {

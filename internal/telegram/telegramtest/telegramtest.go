@@ -114,7 +114,7 @@ func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Unlock()
 	if method == "getUpdates" {
-		f.getUpdates(w, c)
+		f.getUpdates(w, r, c)
 		return
 	}
 	f.record(c)
@@ -174,7 +174,7 @@ func (f *Server) record(c Call) {
 // getUpdates answers the updates from offset on, waiting up to timeout
 // seconds for one. Unlike Telegram it forgets nothing, so that a client
 // asking from an old offset gets old updates again.
-func (f *Server) getUpdates(w http.ResponseWriter, c Call) {
+func (f *Server) getUpdates(w http.ResponseWriter, r *http.Request, c Call) {
 	offset, _ := strconv.Atoi(c.Params.Get("offset"))
 	timeout, _ := strconv.Atoi(c.Params.Get("timeout"))
 	deadline := time.After(time.Duration(timeout) * time.Second)
@@ -199,6 +199,8 @@ func (f *Server) getUpdates(w http.ResponseWriter, c Call) {
 		case <-wake:
 		case <-deadline:
 			timeout = 0
+		case <-r.Context().Done():
+			return
 		}
 	}
 }
