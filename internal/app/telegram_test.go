@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/honehq/hone/internal/app"
 	"github.com/honehq/hone/internal/bots"
 	"github.com/honehq/hone/internal/config"
 	"github.com/honehq/hone/internal/learning"
@@ -176,5 +178,72 @@ func TestTuningSessionOnTelegram(t *testing.T) {
 	}
 	if s, err := a.DB.Capture().CurrentSession(context.Background(), "telegram:101"); err == nil {
 		t.Fatalf("the stranger's conversation was recorded: %+v", s)
+	}
+}
+
+func TestTelegramWebhookAndRelay(t *testing.T) {
+	tg := telegramtest.New(t, &atomic.Int64{})
+	cfg := telegramConfig(t, tg, "")
+	cfg.PublicURL = "https://hone.example.com"
+	relayed := make(chan map[string]string, 1)
+	relayApp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req map[string]string
+		json.NewDecoder(r.Body).Decode(&req)
+		relayed <- req
+		json.NewEncoder(w).Encode(map[string]any{"response": "From the application: " + req["message"], "prompt_version": "app-v3",
+			"context": map[string]any{"docs": []string{"handbook#4"}}})
+	}))
+	defer relayApp.Close()
+	t.Setenv("HONE_CHAT_RELAY_URL", relayApp.URL)
+	a := startWith(t, cfg)
+	set := tg.Await("setWebhook", 1)[0]
+	if set.Params.Get("url") != "https://hone.example.com/telegram/webhook" || set.Params.Get("secret_token") == "" {
+		t.Fatalf("setWebhook %v", set.Params)
+	}
+	update := `{"update_id": 77, "message": {"message_id": 3, "date": 1, "text": "hello", "from": {"id": 7, "first_name": "Meg"}, "chat": {"id": 100, "type": "private"}}}`
+	for secret, want := range map[string]int{"nope": http.StatusUnauthorized, set.Params.Get("secret_token"): http.StatusOK} {
+		req, _ := http.NewRequest("POST", a.URL()+telegram.WebhookPath, strings.NewReader(update))
+		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Fatalf("webhook with secret %q: %d, want %d", secret, res.StatusCode, want)
+		}
+	}
+	if got := <-relayed; got["conversation_id"] != "telegram:100" || got["tester_id"] != "telegram:7" || got["platform"] != "telegram" || got["message"] != "hello" {
+		t.Fatalf("the relay got %v", got)
+	}
+	answer := tg.Await("sendMessage", 1)[0]
+	if text(answer) != "From the application: hello" || len(keyboard(t, answer)) != 2 {
+		t.Fatalf("the relayed answer %q %v", text(answer), keyboard(t, answer))
+	}
+	s, err := a.DB.Capture().CurrentSession(context.Background(), "telegram:100")
+	if err != nil || s.PromptVersion != "app-v3" {
+		t.Fatalf("the relayed turn's session %+v %v", s, err)
+	}
+	if len(tg.Of("getUpdates")) != 0 {
+		t.Fatal("polled in webhook mode")
+	}
+}
+
+func TestBadChatSettingsStopHone(t *testing.T) {
+	for name, env := range map[string][2]string{
+		"relay url":     {"HONE_CHAT_RELAY_URL", "ftp://app"},
+		"relay timeout": {"HONE_CHAT_RELAY_TIMEOUT", "soon"},
+		"token":         {"HONE_TELEGRAM_TOKEN", "not-a-token"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if env[0] == "HONE_CHAT_RELAY_TIMEOUT" {
+				t.Setenv("HONE_CHAT_RELAY_URL", "http://127.0.0.1:1/relay")
+			}
+			t.Setenv(env[0], env[1])
+			_, err := app.Open(context.Background(), config.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), MaxBodyBytes: 1 << 20, MessageLimit: 4096}, nil)
+			if err == nil || !strings.Contains(err.Error(), env[0]) {
+				t.Fatalf("%s=%s: %v", env[0], env[1], err)
+			}
+		})
 	}
 }
