@@ -23,7 +23,7 @@ import (
 
 // telegramConfig is hone with an echoing fake model, a prompt file and a
 // data directory kept across restarts, talking to the fake Bot API.
-func telegramConfig(t *testing.T, tg *telegramtest.Server, allow string) config.Config {
+func telegramConfig(t testing.TB, tg *telegramtest.Server, allow string) config.Config {
 	t.Helper()
 	fake := llmtest.New(t)
 	fake.SetHandler(llmtest.Echo)

@@ -35,6 +35,9 @@ type Server struct {
 	calls   []Call
 	fail    map[string][]Failure
 	wake    chan struct{}
+	// Notify, when set before the fake is used, is told of every call it
+	// records.
+	Notify func(Call)
 	// Quiet answers getUpdates without recording it (benchmarks).
 	Quiet bool
 }
@@ -169,6 +172,9 @@ func (f *Server) record(c Call) {
 	f.mu.Lock()
 	f.calls = append(f.calls, c)
 	f.mu.Unlock()
+	if f.Notify != nil {
+		f.Notify(c)
+	}
 }
 
 // getUpdates answers the updates from offset on, waiting up to timeout
