@@ -77,6 +77,8 @@ type Adapter struct {
 	loaded   bool
 	username string
 	ready    chan struct{}
+	// outbox are the answers waiting to be sent, by chat.
+	outbox map[int64][]func(context.Context)
 
 	// hooked handles the webhook's updates one at a time, as polling does.
 	hooked sync.Mutex
@@ -106,7 +108,7 @@ func New(opts Options) (*Adapter, error) {
 		opts.Log = slog.Default()
 	}
 	a := &Adapter{opts: opts, log: opts.Log.With("platform", bots.Telegram), key: bots.Telegram + ":" + id,
-		commands: map[string]string{}, ready: make(chan struct{})}
+		commands: map[string]string{}, ready: make(chan struct{}), outbox: map[int64][]func(context.Context){}}
 	a.api = &tgbotapi.BotAPI{Token: opts.Token, Client: &http.Client{Timeout: opts.PollTimeout + 30*time.Second}, Buffer: 100}
 	a.api.SetAPIEndpoint(opts.APIURL + "/bot%s/%s")
 	mac := hmac.New(sha256.New, []byte(opts.Token))

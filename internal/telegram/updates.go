@@ -49,11 +49,18 @@ func (a *Adapter) process(ctx context.Context, u tgbotapi.Update) {
 	}
 	a.mu.Unlock()
 	var send func(context.Context)
+	var chat int64
 	switch {
 	case u.Message != nil:
 		send = a.message(ctx, u.Message)
+		if u.Message.Chat != nil {
+			chat = u.Message.Chat.ID
+		}
 	case u.CallbackQuery != nil:
 		send = a.callback(ctx, u.CallbackQuery)
+		if m := u.CallbackQuery.Message; m != nil && m.Chat != nil {
+			chat = m.Chat.ID
+		}
 	}
 	next := int64(u.UpdateID) + 1
 	if err := a.retry(ctx, "keep the next update", a.opts.Attempts, func(ctx context.Context) error {
@@ -65,8 +72,44 @@ func (a *Adapter) process(ctx context.Context, u tgbotapi.Update) {
 	a.next = max(a.next, next)
 	a.mu.Unlock()
 	if send != nil {
-		send(ctx)
+		a.enqueue(chat, send)
 	}
+}
+
+// SendTimeout bounds the sending of one answer, retries included.
+const SendTimeout = 2 * time.Minute
+
+// enqueue sends an answer after those of its chat still under way, beside
+// other chats' answers, while the next updates are read: one slow chat or a
+// rate limit holds up only its own chat. Sending goes on after Stop began,
+// for at most SendTimeout.
+func (a *Adapter) enqueue(chat int64, send func(context.Context)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	q, running := a.outbox[chat]
+	a.outbox[chat] = append(q, send)
+	if running {
+		return
+	}
+	a.sends.Add(1)
+	go func() {
+		defer a.sends.Done()
+		for {
+			a.mu.Lock()
+			q := a.outbox[chat]
+			if len(q) == 0 {
+				delete(a.outbox, chat)
+				a.mu.Unlock()
+				return
+			}
+			send := q[0]
+			a.outbox[chat] = q[1:]
+			a.mu.Unlock()
+			ctx, cancel := context.WithTimeout(context.Background(), SendTimeout)
+			send(ctx)
+			cancel()
+		}
+	}()
 }
 
 // incoming is who sent a message in which chat.

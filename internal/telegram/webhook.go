@@ -13,8 +13,8 @@ const maxUpdateBytes = 1 << 20
 
 // Webhook is the handler Telegram posts updates to in webhook mode: it
 // checks the secret token given with setWebhook, in constant time, and
-// answers once the update is handled, so that Telegram posts it again when
-// hone fails first.
+// answers once the update is recorded (its answer is sent after), so that
+// Telegram posts it again when hone fails first.
 func (a *Adapter) Webhook() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
@@ -38,8 +38,6 @@ func (a *Adapter) Webhook() http.Handler {
 			http.Error(w, "the body is not a Telegram update", http.StatusBadRequest)
 			return
 		}
-		a.sends.Add(1)
-		defer a.sends.Done()
 		a.hooked.Lock()
 		defer a.hooked.Unlock()
 		a.process(r.Context(), u)
