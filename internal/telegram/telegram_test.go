@@ -41,6 +41,10 @@ func (b *fakeBot) Message(_ context.Context, in bots.Incoming) (bots.Outgoing, e
 	case in.Text == "!print":
 		csv := "Turn,User Message\n" + strings.Repeat("1,a long question\n", 400)
 		return bots.Outgoing{Text: "📊 export\n```csv\n" + csv + "```", File: &bots.File{Name: "hone-session-s1.csv", Data: []byte(csv), Link: "https://hone.example/x"}}, nil
+	case in.Text == "!print small":
+		return bots.Outgoing{Text: "📊 export\n```csv\nTurn\n1\n```", File: &bots.File{Name: "hone-session-s2.csv", Data: []byte("Turn\n1\n")}}, nil
+	case in.Text == "!long":
+		return bots.Outgoing{Text: strings.Repeat("line of a long answer\n", 400), TurnID: "TL"}, nil
 	case strings.HasPrefix(in.Text, "!"):
 		return bots.Outgoing{Ack: true}, nil
 	}
@@ -361,5 +365,30 @@ func TestWebhookChecksTheSecretToken(t *testing.T) {
 	}
 	if sent := r.api.Await("sendMessage", 1); sent[0].Params.Get("text") != "echo: hello" {
 		t.Fatalf("sent %v", sent[0].Params)
+	}
+}
+
+func TestSmallPrintStaysTextAndLongAnswersAreSplit(t *testing.T) {
+	r := newRig(t)
+	r.start(t, nil)
+	r.api.Message(100, 7, "!print small")
+	if m := r.api.Await("sendMessage", 1)[0]; !strings.Contains(m.Params.Get("text"), "```csv\nTurn\n1\n```") {
+		t.Fatalf("small !print sent %v", m.Params)
+	}
+	r.api.Message(100, 7, "!long")
+	parts := r.api.Await("sendMessage", 4)[1:]
+	var whole string
+	for i, p := range parts {
+		text := p.Params.Get("text")
+		if len([]rune(text)) > telegram.MaxMessage || !strings.HasSuffix(text, "\n") {
+			t.Fatalf("part %d of %d characters, cut inside a line", i, len([]rune(text)))
+		}
+		if hasKeyboard := p.Params.Get("reply_markup") != ""; hasKeyboard != (i == len(parts)-1) {
+			t.Fatalf("part %d keyboard %q", i, p.Params.Get("reply_markup"))
+		}
+		whole += text
+	}
+	if whole != strings.Repeat("line of a long answer\n", 400) || len(r.api.Of("sendDocument")) != 0 {
+		t.Fatalf("the long answer arrived as %d characters", len(whole))
 	}
 }
