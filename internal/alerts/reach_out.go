@@ -70,7 +70,17 @@ func (s *Service) RecordAlert(ctx context.Context, in AlertInput) (*Alert, error
 	}
 	a := &Alert{ID: cmp.Or(in.ID, hone.NewID(idLength)), ConversationID: in.ConversationID, Type: in.Type, Text: in.Text,
 		TesterID: in.TesterID, SentAt: s.now(), WithinBudget: p.Allowed}
-	return s.store.AddAlert(ctx, a)
+	deliver := s.opts.Deliver != nil && a.WithinBudget
+	if deliver && in.ID != "" {
+		if _, err := s.store.Alert(ctx, in.ID); err == nil {
+			deliver = false
+		}
+	}
+	stored, err := s.store.AddAlert(ctx, a)
+	if err == nil && deliver {
+		s.opts.Deliver(ctx, stored)
+	}
+	return stored, err
 }
 
 // Alert returns an alert with its reactions.

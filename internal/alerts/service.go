@@ -6,6 +6,7 @@
 package alerts
 
 import (
+	"context"
 	"log/slog"
 	"time"
 )
@@ -17,6 +18,9 @@ type Options struct {
 	// Budget are the reach-out budget's rules (zero fields take their
 	// defaults).
 	Budget BudgetRules
+	// Deliver, when set, is told of every new alert the budget allowed,
+	// once it is stored: a chat platform hone runs on then shows it.
+	Deliver func(ctx context.Context, a *Alert)
 }
 
 // Service is the alerts capability, for every face.

@@ -3,6 +3,11 @@ package app
 import (
 	"log/slog"
 
+	"github.com/honehq/hone/internal/alerts"
+	"github.com/honehq/hone/internal/bots"
+	"github.com/honehq/hone/internal/learning"
+	"github.com/honehq/hone/internal/playground"
+
 	"github.com/honehq/hone/internal/auth"
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
@@ -81,4 +86,13 @@ type Core struct {
 	Telemetry *telemetry.Metrics
 	// Getenv reads a setting of the environment (os.Getenv, or a test's).
 	Getenv func(string) string
+	// Learning is the learning loop (ratings, corrections, learnings);
+	// Prompts are the prompt files the chat answers under.
+	Learning *learning.Service
+	Prompts  []*playground.Prompt
+	// Alerts is the alerts capability once its module opened; Bots the
+	// chat-platform bot once its module opened, which a platform's adapter
+	// hands messages to and adds itself to as a Deliverer of alerts.
+	Alerts *alerts.Service
+	Bots   *bots.Service
 }

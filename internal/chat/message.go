@@ -26,8 +26,19 @@ type Reply struct {
 	// TurnID is the turn the reply recorded, when the playground answered it,
 	// for a face that shows rating buttons; the API does not send it.
 	TurnID string `json:"-"`
+	// File is the reply's content as a document, for a face that sends
+	// files (!print's CSV); the API does not send it.
+	File *File `json:"-"`
 
 	err error
+}
+
+// File is a document a reply carries: its name, its content and, when
+// there is one, a signed link to download it.
+type File struct {
+	Name string
+	Data []byte
+	Link string
 }
 
 // Err is the failure behind a Failed reply, for a transport that answers

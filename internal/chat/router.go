@@ -90,6 +90,18 @@ func (r *Router) Register(c Command) {
 	}
 }
 
+// Commands are the registered commands in the order of the help text,
+// !help last, for a face that lists them (Telegram's setMyCommands).
+func (r *Router) Commands() []Command {
+	out := make([]Command, 0, len(r.order))
+	for _, c := range r.order {
+		if c.Name != "help" {
+			out = append(out, *c)
+		}
+	}
+	return append(out, *r.commands["help"])
+}
+
 // Intercept adds an interceptor; interceptors see messages in the order
 // they were added.
 func (r *Router) Intercept(i Interceptor) { r.interceptors = append(r.interceptors, i) }

@@ -190,3 +190,15 @@ func TestInterceptorSeesMessagesFirst(t *testing.T) {
 		t.Errorf("the interceptor's failure is not logged:\n%s", logs.String())
 	}
 }
+
+func TestCommandsListsEachCommandOnceHelpLast(t *testing.T) {
+	r := newRouter(t, &bytes.Buffer{})
+	r.Register(Command{Name: "echo", Summary: "say it again"})
+	var names []string
+	for _, c := range r.Commands() {
+		names = append(names, c.Name+":"+c.Summary)
+	}
+	if got := strings.Join(names, " "); got != "good:rate the latest response up echo:say it again help:list the commands" {
+		t.Fatalf("commands %s", got)
+	}
+}

@@ -96,12 +96,30 @@ func (s *Service) export(ctx context.Context, m chat.Message, format string, wri
 		}
 		text := head + fmt.Sprintf("\nThe %s is larger than a chat message can hold (%d KB). Download it here:\n%s",
 			strings.ToUpper(format), s.opts.MessageLimit/1024, link)
-		return chat.Reply{Text: text, SessionID: sess.ID}, nil
+		r := chat.Reply{Text: text, SessionID: sess.ID}
+		if format == "csv" {
+			full := &limitedBuffer{limit: maxFileBytes}
+			if err := write(sess, full); err == nil {
+				r.File = &chat.File{Name: exportName(sess.ID, format), Data: full.buf, Link: link}
+			}
+		}
+		return r, nil
 	} else if err != nil {
 		return chat.Reply{}, err
 	}
-	return chat.Reply{Text: head + open + string(buf.buf) + close + footer, SessionID: sess.ID}, nil
+	r := chat.Reply{Text: head + open + string(buf.buf) + close + footer, SessionID: sess.ID}
+	if format == "csv" {
+		r.File = &chat.File{Name: exportName(sess.ID, format), Data: buf.buf}
+	}
+	return r, nil
 }
+
+// maxFileBytes is the largest export a reply carries as a file; a larger
+// one is only its link.
+const maxFileBytes = 50 << 20
+
+// exportName is the file name of a session's export in format.
+func exportName(sessionID, format string) string { return "hone-session-" + sessionID + "." + format }
 
 func (s *Service) reset(ctx context.Context, m chat.Message, _ string) (chat.Reply, error) {
 	prev, next, err := s.sessions.ResetSession(ctx, m.Tester)

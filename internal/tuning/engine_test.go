@@ -180,10 +180,19 @@ func TestPrintLinksWhenTooLargeForAMessage(t *testing.T) {
 			t.Fatalf("%s: %q does not summarise and link to %s", cmd, r.Text, link)
 		}
 	}
+	r := c.say("!print")
+	if f := r.File; f == nil || f.Name != "hone-session-"+r.SessionID+".csv" || f.Link == "" ||
+		!strings.HasPrefix(string(f.Data), "Turn,User Message") || !strings.Contains(string(f.Data), "\n40,question 39,") {
+		t.Fatalf("!print too large carries the file %+v", r.File)
+	}
+	if r := c.say("!export-json"); r.File != nil {
+		t.Fatalf("!export-json carries a file %q", r.File.Name)
+	}
 	small := newConv(t, storagetest.SQLite(t), tuning.Options{MessageLimit: 2048})
 	small.turn("q", "a")
-	if r := small.say("!print"); !strings.Contains(r.Text, "```csv\n") {
-		t.Fatalf("small session not inlined: %q", r.Text)
+	if r := small.say("!print"); !strings.Contains(r.Text, "```csv\n") || r.File == nil ||
+		!strings.Contains(r.Text, string(r.File.Data)) || r.File.Name != "hone-session-"+r.SessionID+".csv" {
+		t.Fatalf("small session not inlined with its file: %q %+v", r.Text, r.File)
 	}
 }
 

@@ -182,7 +182,7 @@ func (s *Service) Export(ctx context.Context, id, format string) (*Export, error
 	if err != nil {
 		return nil, err
 	}
-	e := &Export{Filename: "hone-session-" + sess.ID + "." + format}
+	e := &Export{Filename: exportName(sess.ID, format)}
 	if format == "csv" {
 		e.ContentType = "text/csv; charset=utf-8"
 		e.Write = func(w io.Writer) error { return WriteCSV(ctx, w, s.store, sess, s.opts.AppName) }
