@@ -26,9 +26,11 @@ type Router interface {
 	Handle(ctx context.Context, m chat.Message) (chat.Reply, error)
 }
 
-// Rater records the rating of a turn: learning.Service.
+// Rater records the rating of a turn and the correction a 👎 came with:
+// learning.Service.
 type Rater interface {
 	RateTurn(ctx context.Context, turnID string, in learning.RatingInput) (*learning.Rating, error)
+	Correct(ctx context.Context, t capture.Tester, text string) (chat.Reply, error)
 }
 
 // Reactor records a reaction to an alert: alerts.Service.
@@ -156,7 +158,7 @@ func (s *Service) Rate(ctx context.Context, r Rating) (Outgoing, error) {
 	if r.Comment == "" {
 		return Outgoing{Text: learning.AskCorrectionText}, nil
 	}
-	reply, err := s.opts.Router.Handle(ctx, chat.Message{Tester: t, Text: r.Comment})
+	reply, err := s.opts.Ratings.Correct(ctx, t, r.Comment)
 	if err != nil {
 		return s.failed(ctx, "keep a correction", t, err)
 	}

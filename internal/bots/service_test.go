@@ -164,6 +164,13 @@ func TestRatingsAndCorrections(t *testing.T) {
 	if err != nil || !strings.HasPrefix(out.Text, "Got it! I noted: “It should have said") {
 		t.Fatalf("👎 with a comment: %+v %v", out, err)
 	}
+	// A comment given with the 👎 is the correction even when it does not
+	// look like one: the tester wrote it in the feedback form.
+	c := f.say(t, "7", "How many days of annual leave do I get?")
+	out, err = f.bot.Rate(ctx, bots.Rating{Incoming: in("7", ""), TurnID: c.TurnID, Comment: "Cite the HR portal."})
+	if err != nil || !strings.HasPrefix(out.Text, "Got it! I noted: “Cite the HR portal.”") {
+		t.Fatalf("👎 with a short comment: %+v %v", out, err)
+	}
 	if out, err := f.bot.Rate(ctx, bots.Rating{Incoming: in("7", ""), TurnID: "nope", Up: true}); err != nil || !strings.HasPrefix(out.Text, "⚠️") {
 		t.Fatalf("a rating of an unknown turn: %+v %v", out, err)
 	}

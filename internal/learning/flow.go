@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/llm"
 )
@@ -33,17 +34,47 @@ func (s *Service) Intercept(ctx context.Context, m chat.Message, isCommand bool)
 	if abandon {
 		return chat.Reply{}, false, s.store.EndFlow(ctx, m.ConversationID, m.TesterID, f.FeedbackID)
 	}
+	return s.keep(ctx, c, m.Tester, text)
+}
+
+// Correct keeps text as the correction the tester's 👎 in the conversation
+// asked for, as a platform's feedback form gives it together with the 👎:
+// the tester wrote it as the correction, so no check of relatedness runs.
+// ENOTFOUND when no 👎 of the tester waits for one there.
+func (s *Service) Correct(ctx context.Context, t capture.Tester, text string) (chat.Reply, error) {
+	text = strings.TrimSpace(hone.CleanText(text))
+	if text == "" {
+		return chat.Reply{}, hone.FieldError("text", "the correction is empty")
+	}
+	f, err := s.store.Flow(ctx, t.ConversationID, t.TesterID)
+	if err != nil {
+		return chat.Reply{}, err
+	}
+	c, err := s.store.Rated(ctx, f.FeedbackID)
+	if err != nil {
+		return chat.Reply{}, err
+	}
+	reply, kept, err := s.keep(ctx, c, t, text)
+	if err == nil && !kept {
+		err = hone.Errorf(hone.ECONFLICT, "the rating has its correction already")
+	}
+	return reply, err
+}
+
+// keep stores text as the correction of c and ends its flow; kept is false
+// when another message took the flow first.
+func (s *Service) keep(ctx context.Context, c *Correction, t capture.Tester, text string) (chat.Reply, bool, error) {
 	c.ID, c.Text, c.CreatedAt = hone.NewID(idLength), text, s.now()
 	if hone.Chars(c.Text) > MaxCorrectionLength {
 		c.Text = string([]rune(c.Text)[:MaxCorrectionLength])
 	}
-	err = s.store.AddCorrection(ctx, c, m.ConversationID, m.TesterID)
+	err := s.store.AddCorrection(ctx, c, t.ConversationID, t.TesterID)
 	if hone.ErrorCode(err) == hone.ECONFLICT {
 		return chat.Reply{}, false, nil
 	} else if err != nil {
 		return chat.Reply{}, false, err
 	}
-	return chat.Reply{Text: fmt.Sprintf(ThanksText, summary(c.Text, 120)), SessionID: c.SessionID}, true, nil
+	return chat.Reply{Command: true, Text: fmt.Sprintf(ThanksText, summary(c.Text, 120)), SessionID: c.SessionID}, true, nil
 }
 
 // MaxCorrectionLength bounds a correction, in characters.

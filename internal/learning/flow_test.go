@@ -236,3 +236,34 @@ func TestLooksLikeCorrection(t *testing.T) {
 		}
 	}
 }
+
+// A correction given with its 👎 (a platform's feedback form) is kept as
+// written, though the relatedness check would take it for a new message;
+// without a 👎 waiting for one it is not found, and empty it is refused.
+func TestCorrectKeepsWhatTheFormGave(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f := newFixture(t, db, false)
+		tester := capture.Tester{ConversationID: "c1", TesterID: "meg"}
+		if _, err := f.svc.Correct(ctx, tester, "Cite the HR portal."); hone.ErrorCode(err) != hone.ENOTFOUND {
+			t.Fatalf("a correction without a 👎: %v", err)
+		}
+		turn := f.turn("c1", "meg", "What's on my calendar tomorrow?", "You have a team meeting at 10.")
+		if _, err := f.svc.RateTurn(ctx, turn.ID, learning.RatingInput{TesterID: "meg", Rating: "down"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.svc.Correct(ctx, tester, "  "); hone.ErrorField(err) != "text" {
+			t.Fatalf("an empty correction: %v", err)
+		}
+		r, err := f.svc.Correct(ctx, tester, "Cite the HR portal.")
+		if err != nil || r.Text != "Got it! I noted: “Cite the HR portal.”. Thanks for helping me improve!" {
+			t.Fatalf("the correction: %+v %v", r, err)
+		}
+		pending, err := f.svc.PendingCorrections(ctx, 0)
+		if err != nil || len(pending) != 1 || pending[0].TurnID != turn.ID || pending[0].Text != "Cite the HR portal." {
+			t.Fatalf("pending corrections: %+v %v", pending, err)
+		}
+		if _, err := f.svc.Correct(ctx, tester, "Again."); hone.ErrorCode(err) != hone.ENOTFOUND {
+			t.Fatalf("a second correction of the same 👎: %v", err)
+		}
+	})
+}
