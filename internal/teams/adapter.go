@@ -184,6 +184,9 @@ func check(act *activity) string {
 			return "the activity has no recipient.id"
 		}
 	}
+	if press, ok := alertPress(act.Value); ok && act.Type == "message" && !validReaction(press.Reaction) {
+		return fmt.Sprintf("alert reaction %q is not ack, up or down", press.Reaction)
+	}
 	return ""
 }
 

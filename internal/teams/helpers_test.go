@@ -83,6 +83,7 @@ func (b *fakeBot) snapshot() ([]bots.Incoming, []bots.Rating, []bots.AlertPress)
 
 // posted is one activity the fake Bot Connector received.
 type posted struct {
+	ID       string
 	Path     string
 	Auth     string
 	Activity map[string]any
@@ -118,12 +119,15 @@ func newFakeConnector(t *testing.T) *fakeConnector {
 		_ = json.NewDecoder(r.Body).Decode(&a)
 		c.n++
 		id := fmt.Sprintf("bot-act-%d", c.n)
-		p := posted{Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Activity: a}
+		p := posted{ID: id, Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Activity: a}
 		c.posts = append(c.posts, p)
 		c.mu.Unlock()
-		c.got <- p
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"id":%q}`, id)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		c.got <- p
 	}))
 	t.Cleanup(c.Close)
 	return c
@@ -284,4 +288,35 @@ func readAll(t *testing.T, r io.Reader) string {
 		t.Fatal(err)
 	}
 	return strings.TrimSpace(string(b))
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func httptestGet(t *testing.T, h http.Handler) int {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/messages", nil))
+	return rec.Code
+}
+
+// answered waits for the next posted activity and, when it carries a
+// turn, until the adapter remembers it.
+func answered(t *testing.T, a *Adapter, c *fakeConnector) posted {
+	t.Helper()
+	p := c.next(t)
+	if _, ok := p.Activity["channelData"]; !ok {
+		return p
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, ok := a.turns.get(p.ID); ok {
+			return p
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("the turn of answer %s was not remembered", p.ID)
+	return p
 }

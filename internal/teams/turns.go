@@ -17,10 +17,6 @@ const failed = "Sorry, hone could not handle that message. Please try again."
 // conversation after the request is answered.
 func (a *Adapter) message(w http.ResponseWriter, r *http.Request, act *activity) {
 	if press, ok := alertPress(act.Value); ok {
-		if !validReaction(press.Reaction) {
-			writeStatus(w, http.StatusBadRequest, fmt.Sprintf("alert reaction %q is not ack, up or down", press.Reaction))
-			return
-		}
 		p := bots.AlertPress{Incoming: incoming(act), AlertID: press.AlertID, Reaction: press.Reaction}
 		out, err := a.bot.React(r.Context(), p)
 		if err != nil {
