@@ -41,6 +41,8 @@ type Adapter struct {
 
 	refs  *recent[reference]
 	turns *recent[string]
+	// lastTurn is each conversation's latest answer with a turn.
+	lastTurn *recent[string]
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -75,14 +77,15 @@ func newAdapter(cfg Config, bot bots.Bot, logger *slog.Logger, client *http.Clie
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &Adapter{
-		cfg:    cfg,
-		bot:    bot,
-		log:    logger,
-		conn:   newConnector(ctx, cfg, client),
-		refs:   newRecent[reference](maxConversations),
-		turns:  newRecent[string](maxAnswers),
-		ctx:    ctx,
-		cancel: cancel,
+		cfg:      cfg,
+		bot:      bot,
+		log:      logger,
+		conn:     newConnector(ctx, cfg, client),
+		refs:     newRecent[reference](maxConversations),
+		turns:    newRecent[string](maxAnswers),
+		lastTurn: newRecent[string](maxConversations),
+		ctx:      ctx,
+		cancel:   cancel,
 	}
 	if !cfg.NoAuth {
 		a.verify = &verifier{

@@ -172,6 +172,31 @@ func TestFeedbackShapes(t *testing.T) {
 	}
 }
 
+func TestFeedbackWithoutReplyToIDRatesTheLatestAnswer(t *testing.T) {
+	conn := newFakeConnector(t)
+	bot := newFakeBot()
+	a := newTestAdapter(t, bot)
+	h := a.Handler()
+	inv := feedbackInvoke(conn.URL, "", "like", "")
+	send(t, h, inv, "")
+	if p := conn.next(t); !strings.Contains(p.Activity["text"].(string), "!good") {
+		t.Errorf("feedback before any answer told %v", p.Activity["text"])
+	}
+	send(t, h, messageActivity(conn.URL, "one"), "")
+	answered(t, a, conn)
+	second := messageActivity(conn.URL, "two")
+	second["id"] = "user-act-2"
+	send(t, h, second, "")
+	answered(t, a, conn)
+	if rec := send(t, h, inv, ""); rec.Code != http.StatusOK {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body)
+	}
+	_, ratings, _ := bot.snapshot()
+	if len(ratings) != 1 || ratings[0].TurnID != "turn-2" || !ratings[0].Up {
+		t.Errorf("ratings = %+v, want 👍 on the latest answer, turn-2", ratings)
+	}
+}
+
 func TestFeedbackRefused(t *testing.T) {
 	conn := newFakeConnector(t)
 	bot := newFakeBot()

@@ -32,6 +32,7 @@ func (a *Adapter) answer(ctx context.Context, act *activity, out bots.Outgoing) 
 	id := a.post(ctx, act, target, reply)
 	if out.TurnID != "" && id != "" {
 		a.turns.put(id, out.TurnID)
+		a.lastTurn.put(act.Conversation.ID, out.TurnID)
 	}
 }
 

@@ -75,7 +75,8 @@ func (a *Adapter) invoke(w http.ResponseWriter, r *http.Request, act *activity) 
 }
 
 // feedback records a press of Teams' 👍/👎 as the rating of the answer it
-// was under (replyToId), then answers the invoke and posts what the bot
+// was under (replyToId; the conversation's latest answer for a client
+// that leaves replyToId out, as the Agents Playground does), then answers the invoke and posts what the bot
 // says (the correction question after a 👎 without text).
 func (a *Adapter) feedback(w http.ResponseWriter, r *http.Request, act *activity) {
 	var v feedbackValue
@@ -97,6 +98,9 @@ func (a *Adapter) feedback(w http.ResponseWriter, r *http.Request, act *activity
 		return
 	}
 	turnID, ok := a.turns.get(act.ReplyToID)
+	if act.ReplyToID == "" {
+		turnID, ok = a.lastTurn.get(act.Conversation.ID)
+	}
 	if !ok {
 		a.log.WarnContext(r.Context(), "teams: feedback on an answer hone does not know", "reply_to_id", act.ReplyToID)
 		writeJSON(w, http.StatusOK, map[string]any{})
