@@ -46,6 +46,8 @@ type Adapter struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
+	mu     sync.Mutex
+	closed bool
 	wg     sync.WaitGroup
 }
 
@@ -102,6 +104,9 @@ func (a *Adapter) Platform() string { return bots.Teams }
 // Close stops the adapter's background work: replies still being sent
 // are given until ctx ends.
 func (a *Adapter) Close(ctx context.Context) error {
+	a.mu.Lock()
+	a.closed = true
+	a.mu.Unlock()
 	done := make(chan struct{})
 	go func() { a.wg.Wait(); close(done) }()
 	select {
@@ -122,6 +127,14 @@ func (a *Adapter) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		writeStatus(w, http.StatusMethodNotAllowed, "POST an activity")
+		return
+	}
+	a.mu.Lock()
+	closed := a.closed
+	a.mu.Unlock()
+	if closed {
+		w.Header().Set("Retry-After", "5")
+		writeStatus(w, http.StatusServiceUnavailable, "hone is shutting down")
 		return
 	}
 	auth := r.Header.Get("Authorization")
@@ -190,6 +203,30 @@ func check(act *activity) string {
 	if press, ok := alertPress(act.Value); ok && act.Type == "message" && !validReaction(press.Reaction) {
 		return fmt.Sprintf("alert reaction %q is not ack, up or down", press.Reaction)
 	}
+	if act.Type == "invoke" {
+		return checkInvoke(act)
+	}
+	return ""
+}
+
+// checkInvoke says what is wrong with the value of an invoke the adapter
+// handles.
+func checkInvoke(act *activity) string {
+	switch act.Name {
+	case "message/submitAction":
+		var v feedbackValue
+		if err := json.Unmarshal(act.Value, &v); err != nil {
+			return "the submit action's value is not valid JSON"
+		}
+		if r := v.ActionValue.Reaction; v.ActionName == "feedback" && r != "like" && r != "dislike" {
+			return fmt.Sprintf("feedback reaction %q is not like or dislike", r)
+		}
+	case "adaptiveCard/action":
+		var v cardActionValue
+		if err := json.Unmarshal(act.Value, &v); err != nil || v.Action.Data.AlertID == "" || !validReaction(v.Action.Data.Reaction) {
+			return "the card action is not an alert's button (alert_id and reaction ack, up or down)"
+		}
+	}
 	return ""
 }
 
@@ -248,8 +285,15 @@ func stripMention(act *activity) string {
 	return strings.TrimSpace(text)
 }
 
-// later runs f in the background, bounded by turnTimeout and Close.
+// later runs f in the background, bounded by turnTimeout and Close;
+// after Close, not at all.
 func (a *Adapter) later(f func(ctx context.Context)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		a.log.Warn("teams: a reply was dropped: the adapter is closed")
+		return
+	}
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()

@@ -296,6 +296,12 @@ func TestBadRequestsChangeNothing(t *testing.T) {
 	delete(noType, "type")
 	badAlert := messageActivity(conn.URL, "")
 	badAlert["value"] = map[string]any{"alert_id": "al-1", "reaction": "meh"}
+	badFeedback := feedbackInvoke(conn.URL, "bot-act-1", "love", "")
+	badFeedbackValue := feedbackInvoke(conn.URL, "bot-act-1", "like", "")
+	badFeedbackValue["value"] = "like"
+	badCard := messageActivity(conn.URL, "")
+	badCard["type"], badCard["name"] = "invoke", "adaptiveCard/action"
+	badCard["value"] = map[string]any{"action": map[string]any{"data": map[string]any{"alert_id": "al-1"}}}
 	tests := []struct {
 		name string
 		body any
@@ -307,6 +313,9 @@ func TestBadRequestsChangeNothing(t *testing.T) {
 		{"no conversation", noConv, http.StatusBadRequest},
 		{"service URL not http", badURL, http.StatusBadRequest},
 		{"alert reaction unknown", badAlert, http.StatusBadRequest},
+		{"feedback reaction unknown", badFeedback, http.StatusBadRequest},
+		{"feedback value not an object", badFeedbackValue, http.StatusBadRequest},
+		{"card action without reaction", badCard, http.StatusBadRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -324,8 +333,6 @@ func TestBadRequestsChangeNothing(t *testing.T) {
 	}
 	conn.none(t)
 
-	req := send(t, h, messageActivity(conn.URL, "x"), "")
-	_ = req
 	get := httptestGet(t, h)
 	if get != http.StatusMethodNotAllowed {
 		t.Errorf("GET: status %d, want 405", get)
@@ -356,4 +363,20 @@ func TestOtherActivitiesIgnored(t *testing.T) {
 		t.Errorf("the conversation was not remembered for alerts")
 	}
 	conn.none(t)
+}
+
+func TestClosedAdapterSendsNothing(t *testing.T) {
+	conn := newFakeConnector(t)
+	bot := newFakeBot()
+	a := newTestAdapter(t, bot)
+	if err := a.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if rec := send(t, a.Handler(), messageActivity(conn.URL, "hi"), ""); rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("status %d, want 503 so that the Bot Connector sends it again", rec.Code)
+	}
+	conn.none(t)
+	if msgs, _, _ := bot.snapshot(); len(msgs) != 0 {
+		t.Errorf("a closed adapter handed on %v", msgs)
+	}
 }
