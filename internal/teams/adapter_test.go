@@ -42,6 +42,12 @@ func TestMessageAnsweredWithFeedbackLoop(t *testing.T) {
 	if len(ents) != 1 || !strings.Contains(toJSON(ents[0]), `"additionalType":["AIGeneratedContent"]`) {
 		t.Errorf("entities = %v, want the AI-generated label", ents)
 	}
+	conn.mu.Lock()
+	typing := conn.typing
+	conn.mu.Unlock()
+	if typing != 1 {
+		t.Errorf("%d typing indicators, want 1 before the answer", typing)
+	}
 	msgs, _, _ := bot.snapshot()
 	want := bots.Incoming{Platform: bots.Teams, ConversationID: "a:conv-1", UserID: "aad-user-1", UserName: "Alex Wilber", Text: "what is our refund policy?"}
 	if len(msgs) != 1 || msgs[0] != want {

@@ -99,12 +99,22 @@ type fakeConnector struct {
 	retry string
 	got   chan posted
 	n     int
+	// typing counts the typing indicators, which got does not carry.
+	typing int
 }
 
 func newFakeConnector(t *testing.T) *fakeConnector {
 	c := &fakeConnector{got: make(chan posted, 100)}
 	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var a map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&a)
 		c.mu.Lock()
+		if a["type"] == "typing" {
+			c.typing++
+			c.mu.Unlock()
+			w.WriteHeader(http.StatusOK)
+			return
+		}
 		if len(c.fail) > 0 {
 			status := c.fail[0]
 			c.fail = c.fail[1:]
@@ -115,8 +125,6 @@ func newFakeConnector(t *testing.T) *fakeConnector {
 			w.WriteHeader(status)
 			return
 		}
-		var a map[string]any
-		_ = json.NewDecoder(r.Body).Decode(&a)
 		c.n++
 		id := fmt.Sprintf("bot-act-%d", c.n)
 		p := posted{ID: id, Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Activity: a}

@@ -2,6 +2,7 @@ package teams
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -59,6 +60,20 @@ func outgoingText(out bots.Outgoing) string {
 		return acknowledged
 	}
 	return out.Text
+}
+
+// typing shows Teams' typing indicator in act's conversation while the
+// answer is being made: one try, since a late indicator is worth nothing.
+func (a *Adapter) typing(ctx context.Context, act *activity) {
+	t := &activity{Type: "typing", From: act.Recipient, Recipient: act.From, Conversation: act.Conversation,
+		ChannelID: act.ChannelID, ServiceURL: act.ServiceURL}
+	body, err := json.Marshal(t)
+	if err != nil {
+		return
+	}
+	if _, _, err := a.conn.postOnce(ctx, endpoint(act.ServiceURL, "v3/conversations", act.Conversation.ID, "activities"), body); err != nil {
+		a.log.DebugContext(ctx, "teams: typing indicator not sent", "conversation_id", act.Conversation.ID, "error", err)
+	}
 }
 
 // post sends reply into act's conversation, as an answer to the activity

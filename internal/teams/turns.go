@@ -34,6 +34,7 @@ func (a *Adapter) message(w http.ResponseWriter, r *http.Request, act *activity)
 		return
 	}
 	a.later(func(ctx context.Context) {
+		a.typing(ctx, act)
 		out, err := a.bot.Message(ctx, in)
 		if err != nil {
 			a.log.ErrorContext(ctx, "teams: message not handled", "conversation_id", in.ConversationID, "error", err)
