@@ -1,0 +1,206 @@
+package app_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/honehq/hone/internal/config"
+	"github.com/honehq/hone/internal/llm/llmtest"
+)
+
+// fakeConnector is the Bot Connector of a Teams conversation: it keeps
+// every activity hone posts and answers each with an id.
+type fakeConnector struct {
+	*httptest.Server
+	mu    sync.Mutex
+	posts []map[string]any
+	paths []string
+	got   chan struct{}
+}
+
+func newFakeConnector(t *testing.T) *fakeConnector {
+	f := &fakeConnector{got: make(chan struct{}, 1000)}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var a map[string]any
+		body, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(body, &a); err != nil {
+			http.Error(w, "bad JSON", http.StatusBadRequest)
+			return
+		}
+		f.mu.Lock()
+		f.posts = append(f.posts, a)
+		f.paths = append(f.paths, r.URL.Path)
+		n := len(f.posts)
+		f.mu.Unlock()
+		f.got <- struct{}{}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"reply-%d"}`, n)
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+// message waits for the next posted message activity (typing indicators
+// skipped) and returns it with its id as the connector gave it.
+func (f *fakeConnector) message(t *testing.T) (map[string]any, string) {
+	t.Helper()
+	for {
+		select {
+		case <-f.got:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no activity posted to the connector within 10s")
+		}
+		f.mu.Lock()
+		a, n := f.posts[len(f.posts)-1], len(f.posts)
+		f.mu.Unlock()
+		if a["type"] == "message" {
+			return a, fmt.Sprintf("reply-%d", n)
+		}
+	}
+}
+
+// teamsActivity is a message activity as Teams sends it to the bot.
+func teamsActivity(serviceURL, id, user, text string) string {
+	b, _ := json.Marshal(map[string]any{"type": "message", "id": id, "channelId": "msteams", "serviceUrl": serviceURL,
+		"from": map[string]any{"id": "29:" + user, "aadObjectId": user, "name": "Meg " + user},
+		"recipient": map[string]any{"id": "28:hone", "name": "hone"},
+		"conversation": map[string]any{"id": "a:conv-" + user, "conversationType": "personal"}, "text": text,
+		"entities": []any{map[string]any{"type": "mention", "text": "<at>hone</at>",
+			"mentioned": map[string]any{"id": "28:hone", "name": "hone"}}}})
+	return string(b)
+}
+
+// A tuning session in Teams through the real app: an answer with Teams'
+// feedback loop recorded as a turn, a command, a 👎 with its text from the
+// feedback form kept as the rating and the correction, an alert delivered
+// as a card and acknowledged, and a stranger refused with nothing
+// recorded.
+func TestTuningSessionOnTeams(t *testing.T) {
+	conn := newFakeConnector(t)
+	fake := llmtest.New(t)
+	fake.SetHandler(llmtest.Echo)
+	prompt := filepath.Join(t.TempDir(), "PROMPT.md")
+	if err := os.WriteFile(prompt, []byte("You are ERA, an HR assistant."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HONE_TEAMS_NO_AUTH", "1")
+	t.Setenv("HONE_CHAT_ALLOW", "meg")
+	a := startWith(t, config.Config{LLM: fake.Config(), Prompts: []string{prompt}, DataDir: t.TempDir(), Addr: "127.0.0.1:0"})
+	api := a.URL() + "/api/v1"
+	post := func(body string) {
+		t.Helper()
+		resp, err := http.Post(a.URL()+"/api/messages", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("POST /api/messages = %d", resp.StatusCode)
+		}
+	}
+
+	post(teamsActivity(conn.URL, "m1", "meg", "<at>hone</at> What is the notice period?"))
+	reply, replyID := conn.message(t)
+	if !strings.Contains(fmt.Sprint(reply["text"]), "What is the notice period?") {
+		t.Fatalf("the answer: %v", reply["text"])
+	}
+	if cd, _ := reply["channelData"].(map[string]any); cd["feedbackLoop"] == nil {
+		t.Fatalf("the answer has no feedback loop: %v", reply["channelData"])
+	}
+	var turns struct {
+		Sessions []struct {
+			ID       string `json:"id"`
+			TesterID string `json:"tester_id"`
+		} `json:"sessions"`
+	}
+	got := send(t, nil, "GET", api+"/sessions", "", nil)
+	if err := json.Unmarshal([]byte(got.body), &turns); err != nil || len(turns.Sessions) != 1 || turns.Sessions[0].TesterID != "teams:meg" {
+		t.Fatalf("sessions after one answer: %s", got.body)
+	}
+
+	post(teamsActivity(conn.URL, "m2", "meg", "!improve tone: warmer"))
+	if ack, _ := conn.message(t); ack["text"] == nil {
+		t.Fatalf("!improve got no acknowledgement: %v", ack)
+	}
+
+	feedback, _ := json.Marshal(map[string]any{"type": "invoke", "name": "message/submitAction", "id": "f1",
+		"channelId": "msteams", "serviceUrl": conn.URL, "replyToId": replyID,
+		"from":         map[string]any{"id": "29:meg", "aadObjectId": "meg", "name": "Meg"},
+		"recipient":    map[string]any{"id": "28:hone"},
+		"conversation": map[string]any{"id": "a:conv-meg", "conversationType": "personal"},
+		"value": map[string]any{"actionName": "feedback",
+			"actionValue": map[string]any{"reaction": "dislike", "feedback": `{"feedbackText":"Cite the HR portal."}`}}})
+	post(string(feedback))
+	var corrections struct {
+		Corrections []struct {
+			Text        string `json:"correction_text"`
+			TesterID    string `json:"tester_id"`
+			UserMessage string `json:"user_message"`
+		} `json:"corrections"`
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got = send(t, nil, "GET", api+"/feedback/corrections", "", nil)
+		_ = json.Unmarshal([]byte(got.body), &corrections)
+		if len(corrections.Corrections) > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(corrections.Corrections) != 1 || corrections.Corrections[0].Text != "Cite the HR portal." ||
+		corrections.Corrections[0].TesterID != "teams:meg" || corrections.Corrections[0].UserMessage != "What is the notice period?" {
+		t.Fatalf("the 👎's text is not the correction: %s", got.body)
+	}
+	got = send(t, nil, "GET", api+"/scores?config=thumbs", "", nil)
+	if !strings.Contains(got.body, `"value":false`) || !strings.Contains(got.body, `"author":"teams:meg"`) {
+		t.Fatalf("the 👎 is not a thumbs score of the tester: %s", got.body)
+	}
+
+	if got = send(t, nil, "POST", api+"/alerts", `{"conversation_id":"teams:a:conv-meg","type":"reminder","text":"Review the open cases"}`, nil); got.status != http.StatusCreated && got.status != http.StatusOK {
+		t.Fatalf("POST /alerts = %d %s", got.status, got.body)
+	}
+	card, _ := conn.message(t)
+	raw, _ := json.Marshal(card)
+	if !strings.Contains(string(raw), "Review the open cases") || !strings.Contains(string(raw), "Acknowledge") {
+		t.Fatalf("the alert card: %s", raw)
+	}
+	var alert struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal([]byte(got.body), &alert)
+	press, _ := json.Marshal(map[string]any{"type": "message", "id": "m3", "channelId": "msteams", "serviceUrl": conn.URL,
+		"from": map[string]any{"id": "29:meg", "aadObjectId": "meg"}, "recipient": map[string]any{"id": "28:hone"},
+		"conversation": map[string]any{"id": "a:conv-meg", "conversationType": "personal"},
+		"value":        map[string]any{"alert_id": alert.ID, "reaction": "ack"}})
+	post(string(press))
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		got = send(t, nil, "GET", api+"/alerts/"+alert.ID, "", nil)
+		if strings.Contains(got.body, `"reaction":"ack"`) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(got.body, `"reaction":"ack"`) || !strings.Contains(got.body, `"teams:meg"`) {
+		t.Fatalf("the Acknowledge press is not the tester's ack: %s", got.body)
+	}
+
+	post(teamsActivity(conn.URL, "m4", "stranger", "Hello?"))
+	refusal, _ := conn.message(t)
+	if s := fmt.Sprint(refusal["text"]); s == "" || strings.Contains(s, "Hello?") {
+		t.Fatalf("the stranger's refusal: %v", refusal["text"])
+	}
+	got = send(t, nil, "GET", api+"/sessions", "", nil)
+	if strings.Contains(got.body, "stranger") {
+		t.Fatalf("the stranger was recorded: %s", got.body)
+	}
+}
