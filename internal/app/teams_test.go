@@ -71,8 +71,8 @@ func (f *fakeConnector) message(t *testing.T) (map[string]any, string) {
 // teamsActivity is a message activity as Teams sends it to the bot.
 func teamsActivity(serviceURL, id, user, text string) string {
 	b, _ := json.Marshal(map[string]any{"type": "message", "id": id, "channelId": "msteams", "serviceUrl": serviceURL,
-		"from": map[string]any{"id": "29:" + user, "aadObjectId": user, "name": "Meg " + user},
-		"recipient": map[string]any{"id": "28:hone", "name": "hone"},
+		"from":         map[string]any{"id": "29:" + user, "aadObjectId": user, "name": "Meg " + user},
+		"recipient":    map[string]any{"id": "28:hone", "name": "hone"},
 		"conversation": map[string]any{"id": "a:conv-" + user, "conversationType": "personal"}, "text": text,
 		"entities": []any{map[string]any{"type": "mention", "text": "<at>hone</at>",
 			"mentioned": map[string]any{"id": "28:hone", "name": "hone"}}}})
