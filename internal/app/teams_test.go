@@ -25,6 +25,8 @@ type fakeConnector struct {
 	posts []map[string]any
 	paths []string
 	got   chan struct{}
+	// read counts the posts message has returned or skipped.
+	read int
 }
 
 func newFakeConnector(t *testing.T) *fakeConnector {
@@ -49,21 +51,28 @@ func newFakeConnector(t *testing.T) *fakeConnector {
 	return f
 }
 
-// message waits for the next posted message activity (typing indicators
-// skipped) and returns it with its id as the connector gave it.
+// message waits for the next posted message activity, in the order they
+// were posted (typing indicators skipped), and returns it with its id as
+// the connector gave it.
 func (f *fakeConnector) message(t *testing.T) (map[string]any, string) {
 	t.Helper()
+	deadline := time.After(10 * time.Second)
 	for {
+		f.mu.Lock()
+		for f.read < len(f.posts) {
+			a := f.posts[f.read]
+			f.read++
+			if a["type"] == "message" {
+				n := f.read
+				f.mu.Unlock()
+				return a, fmt.Sprintf("reply-%d", n)
+			}
+		}
+		f.mu.Unlock()
 		select {
 		case <-f.got:
-		case <-time.After(10 * time.Second):
-			t.Fatal("no activity posted to the connector within 10s")
-		}
-		f.mu.Lock()
-		a, n := f.posts[len(f.posts)-1], len(f.posts)
-		f.mu.Unlock()
-		if a["type"] == "message" {
-			return a, fmt.Sprintf("reply-%d", n)
+		case <-deadline:
+			t.Fatal("no message posted to the connector within 10s")
 		}
 	}
 }
@@ -155,6 +164,9 @@ func TestTuningSessionOnTeams(t *testing.T) {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	if thanks, _ := conn.message(t); !strings.Contains(fmt.Sprint(thanks["text"]), "Cite the HR portal.") {
+		t.Fatalf("the 👎 with its text was answered %v", thanks["text"])
 	}
 	if len(corrections.Corrections) != 1 || corrections.Corrections[0].Text != "Cite the HR portal." ||
 		corrections.Corrections[0].TesterID != "teams:meg" || corrections.Corrections[0].UserMessage != "What is the notice period?" {
