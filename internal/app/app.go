@@ -91,12 +91,9 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, m *telemetry
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	set := quality.Default()
-	if cfg.MetricsFile != "" {
-		var err error
-		if set, err = quality.Load(cfg.MetricsFile); err != nil {
-			return nil, err
-		}
+	set, err := quality.Open(cfg.MetricsFile)
+	if err != nil {
+		return nil, err
 	}
 	db, err := storage.Open(ctx, cfg.DSN(), log)
 	if err != nil {
