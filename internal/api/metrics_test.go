@@ -55,7 +55,7 @@ func TestScoreEndpointSpecExamples(t *testing.T) {
 				Metrics map[string]*float64 `json:"metrics"`
 			}
 			s.json("POST", "/score", mustJSON(t, c.body), http.StatusOK, "ScoreResult", &out)
-			if len(out.Metrics) != len(quality.Default().MetricNames())+1 {
+			if len(out.Metrics) != len(quality.Builtin("era-hr").MetricNames())+1 {
 				t.Errorf("%v: %d metrics, want the nine and objective_quality_score", c.body, len(out.Metrics))
 			}
 			got, ok := out.Metrics[c.metric]
@@ -101,7 +101,7 @@ func TestScoreCommandAndTurnScores(t *testing.T) {
 		}
 		ms := 1200.0
 		created := s.postTurn(turn("sc", "What is the attendance policy?", "response", goodResponse, "processing_time_ms", ms))
-		want := quality.Default().Evaluate(quality.Input{Query: "What is the attendance policy?", Response: goodResponse,
+		want := quality.Builtin("era-hr").Evaluate(quality.Input{Query: "What is the attendance policy?", Response: goodResponse,
 			ProcessingTimeMS: &ms, IsFirstResponse: true})
 		obj := *want.Objective
 

@@ -272,7 +272,7 @@ func TestConcurrentScoresKeepTheComposites(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, cfg config.Config) {
 		s := start(t, cfg)
 		created := s.postTurn(turn("cc", "What is the attendance policy?", "response", goodResponse))
-		names := quality.Default().SubjectiveNames()
+		names := quality.Builtin("era-hr").SubjectiveNames()
 		var wg sync.WaitGroup
 		for round := range 4 {
 			for i, n := range names {
@@ -304,7 +304,7 @@ func TestConcurrentScoresKeepTheComposites(t *testing.T) {
 			}
 		}
 		got := s.turnOf(created.SessionID, 1)
-		c := quality.Default().Composite(got.ObjectiveScore, latest)
+		c := quality.Builtin("era-hr").Composite(got.ObjectiveScore, latest)
 		if len(latest) != 5 || fmt.Sprint(got.Scores) != fmt.Sprint(latest) || !near(got.SubjectiveScore, *c.Subjective) || !near(got.OverallScore, *c.Overall) {
 			t.Fatalf("the turn holds %v (%v), its latest scores are %v (%v)", got.Scores, show(got.SubjectiveScore), latest, *c.Subjective)
 		}

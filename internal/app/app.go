@@ -91,12 +91,9 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, m *telemetry
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	set := quality.Default()
-	if cfg.MetricsFile != "" {
-		var err error
-		if set, err = quality.Load(cfg.MetricsFile); err != nil {
-			return nil, err
-		}
+	set, err := quality.Open(cfg.MetricsFile)
+	if err != nil {
+		return nil, err
 	}
 	db, err := storage.Open(ctx, cfg.DSN(), log)
 	if err != nil {
@@ -133,7 +130,7 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, m *telemetry
 	a.Scoring.Register(a.Chat)
 	a.openLLM()
 	a.Workshops = workshop.NewService(db.Workshops(), db.Capture(), workshop.Options{Logger: log, LLM: a.LLM,
-		LLMError: a.LLMError, JoinURL: func(path string) string { return a.Links.Base() + path }, Scores: a.scores})
+		LLMError: a.LLMError, JoinURL: func(ctx context.Context, path string) string { return a.Links.BaseFor(ctx) + path }, Scores: a.scores})
 	a.Learning = learning.NewService(db.Learning(), learning.Options{Logger: log, LLM: a.LLM, LLMError: a.LLMError,
 		Threshold: cfg.Learn.Threshold, CorrectionTimeout: cfg.Learn.CorrectionTimeout, PerTester: cfg.Learn.PerTester,
 		Base: a.basePrompt, Protected: protectedFile(cfg.Learn.Protected), Scores: a.scores})
@@ -221,7 +218,9 @@ func (a *App) Handler() http.Handler {
 	for _, f := range a.faces() {
 		mux.Handle(f.Pattern, server.Measure(cmp.Or(f.Name, f.Pattern), meter, f.Handler))
 	}
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mux.ServeHTTP(w, r.WithContext(auth.WithRequestBase(r.Context(), r)))
+	})
 }
 
 // Face is one of hone's HTTP faces: what it serves, under a net/http
@@ -271,8 +270,9 @@ func (a *App) Listen() error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
 	}
-	if a.Config.PublicURL == "" {
-		a.Links.SetBase(a.URL())
+	a.Links.SetBase(a.URL())
+	if err := a.DB.Auth().RecordServer(context.Background(), a.Links.Base()); err != nil {
+		a.Log.Warn("could not note this server's address in the database; hone login-link run elsewhere will not find it", "err", err)
 	}
 	a.done = make(chan error, 1)
 	go func() { a.done <- a.server.Serve(ln) }()

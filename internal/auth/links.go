@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -18,25 +19,65 @@ type Links struct {
 
 	mu   sync.Mutex
 	base string
+	// public is set when base is the URL users reach hone at
+	// (HONE_PUBLIC_URL), which every link then starts with.
+	public bool
 }
 
-// NewLinks returns links under base, the URL users reach hone at.
-func (a *Auth) NewLinks(base string) *Links {
-	return &Links{auth: a, base: strings.TrimRight(base, "/")}
+// NewLinks returns links under public, the URL users reach hone at; when
+// it is "", links start with the address a request came to (see
+// WithRequestBase), else with the one SetBase gives.
+func (a *Auth) NewLinks(public string) *Links {
+	public = strings.TrimRight(public, "/")
+	return &Links{auth: a, base: public, public: public != ""}
 }
 
-// SetBase changes the URL links start with.
+// SetBase changes the URL links start with when there is no public URL
+// and no request to take it from: the address hone listens on.
 func (l *Links) SetBase(base string) {
 	l.mu.Lock()
-	l.base = strings.TrimRight(base, "/")
+	if !l.public {
+		l.base = strings.TrimRight(base, "/")
+	}
 	l.mu.Unlock()
 }
 
-// Base is the URL links start with.
+// Base is the URL links start with outside a request.
 func (l *Links) Base() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.base
+}
+
+// BaseFor is the URL links made for the request of ctx start with: the
+// public URL when there is one, else the scheme and host the request came
+// to, so that a browser on http://localhost:8080 gets links to
+// localhost:8080 (its cookies' origin) and not to 127.0.0.1.
+func (l *Links) BaseFor(ctx context.Context) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.public {
+		if b, ok := ctx.Value(requestBaseKey{}).(string); ok && b != "" {
+			return b
+		}
+	}
+	return l.base
+}
+
+// requestBaseKey is the context key of the address a request came to.
+type requestBaseKey struct{}
+
+// WithRequestBase returns ctx carrying the scheme and host of r, for the
+// links made while answering it.
+func WithRequestBase(ctx context.Context, r *http.Request) context.Context {
+	if r.Host == "" {
+		return ctx
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return context.WithValue(ctx, requestBaseKey{}, scheme+"://"+r.Host)
 }
 
 // Sign returns path with a signature that lets anyone holding the link use
@@ -47,7 +88,7 @@ func (l *Links) Sign(ctx context.Context, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return l.Base() + path + "?" + url.Values{"expires": {exp}, "sig": {sig}}.Encode(), nil
+	return l.BaseFor(ctx) + path + "?" + url.Values{"expires": {exp}, "sig": {sig}}.Encode(), nil
 }
 
 // ExportURL is the signed download link of a session's export; it makes
@@ -83,7 +124,7 @@ func (l *Links) SignInLink(ctx context.Context) (string, error) {
 	if err := l.auth.store.CreateSignInLink(ctx, hash, l.auth.opts.Now().Add(l.auth.opts.SignInTTL)); err != nil {
 		return "", err
 	}
-	return l.Base() + SignInPath + token, nil
+	return l.BaseFor(ctx) + SignInPath + token, nil
 }
 
 // UseSignInLink spends a one-time sign-in token: nil the first time, within

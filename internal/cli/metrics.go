@@ -23,12 +23,9 @@ Mann–Whitney U test.`,
 	}
 	// run opens the database and the scoring service around fn.
 	run := func(cmd *cobra.Command, fn func(ctx context.Context, s *scoring.Service, w io.Writer) error) error {
-		set := quality.Default()
-		if opts.cfg.MetricsFile != "" {
-			var err error
-			if set, err = quality.Load(opts.cfg.MetricsFile); err != nil {
-				return err
-			}
+		set, err := quality.Open(opts.cfg.MetricsFile)
+		if err != nil {
+			return err
 		}
 		db, err := opts.openDB(cmd.Context())
 		if err != nil {
@@ -44,7 +41,7 @@ Mann–Whitney U test.`,
 		}
 		return nil
 	}
-	cmd.PersistentFlags().StringVar(&opts.cfg.MetricsFile, "metrics", opts.cfg.MetricsFile, "metric set file (HONE_METRICS_FILE); orders the metrics")
+	cmd.PersistentFlags().StringVar(&opts.cfg.MetricsFile, "metrics", opts.cfg.MetricsFile, "metric set: a file, or a built-in set (general, the default, or era-hr) (HONE_METRICS_FILE); orders the metrics")
 	cmd.AddCommand(&cobra.Command{
 		Use:   "session ID",
 		Short: "The mean of each metric and composite score over a session's turns",

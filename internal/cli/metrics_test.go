@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/quality"
 	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/scoring"
 )
@@ -19,7 +20,7 @@ func seedVersions(t *testing.T, dir string) string {
 	t.Helper()
 	ctx := context.Background()
 	db := openDataDir(t, dir)
-	svc := scoring.New(db.Scoring(), db.Capture(), nil)
+	svc := scoring.New(db.Scoring(), db.Capture(), quality.Builtin("era-hr"))
 	svc.Scores = score.NewService(db.Scores(), score.Options{Turns: db.Capture()})
 	svc.Scores.Follow(svc)
 	turns := capture.NewRecorder(db.Capture(), svc)
@@ -45,7 +46,10 @@ func seedVersions(t *testing.T, dir string) string {
 	return session
 }
 
+// The metrics commands with the metrics spec's set, chosen by its built-in
+// name.
 func TestMetricsCommands(t *testing.T) {
+	t.Setenv("HONE_METRICS_FILE", "era-hr")
 	dir := t.TempDir()
 	session := seedVersions(t, dir)
 	base := []string{"--data-dir", dir, "--log-level", "error", "metrics"}

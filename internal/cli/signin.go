@@ -1,8 +1,13 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"net"
+	"os"
+	"strings"
+	"time"
 
 	"github.com/honehq/hone/internal/auth"
 	"github.com/honehq/hone/internal/config"
@@ -16,8 +21,10 @@ func newLoginLink(opts *options) *cobra.Command {
 		Short: "Print a one-time link that signs a browser in to the web UI",
 		Long: `Print a one-time link that signs a browser in to hone's web UI as admin, for a
 hone whose HONE_API_TOKEN is set. The link works once, for 15 minutes; the URL
-is the last line on standard output. It starts with HONE_PUBLIC_URL, or
-http://HONE_ADDR when that is not set (localhost for every interface).`,
+is the last line on standard output. It starts with HONE_PUBLIC_URL (or
+--public-url); else with the address --addr or HONE_ADDR gives (localhost for
+every interface); else with the address of the hone server that started last
+on this database, which it notes there when it starts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -25,10 +32,7 @@ http://HONE_ADDR when that is not set (localhost for every interface).`,
 				if opts.cfg.APIToken == "" {
 					fmt.Fprintln(opts.stderr, "Note: HONE_API_TOKEN is not set here. A hone server without it needs no sign-in; the link matters only to one that has it.")
 				}
-				base := opts.cfg.PublicURL
-				if base == "" {
-					base = "http://" + browserAddr(opts.cfg.Addr)
-				}
+				base := linkBase(ctx, cmd, db, opts.cfg.PublicURL, opts.cfg.Addr, opts.stderr)
 				link, err := auth.New(db.Auth(), auth.Options{Token: opts.cfg.APIToken}).NewLinks(base).SignInLink(ctx)
 				if err != nil {
 					return err
@@ -41,6 +45,28 @@ http://HONE_ADDR when that is not set (localhost for every interface).`,
 	cmd.Flags().StringVar(&opts.cfg.PublicURL, "public-url", opts.cfg.PublicURL, "URL users reach hone at (HONE_PUBLIC_URL)")
 	cmd.Flags().StringVar(&opts.cfg.Addr, "addr", opts.cfg.Addr, "address hone serves, for the link when there is no public URL (HONE_ADDR)")
 	return cmd
+}
+
+// linkBase is the URL the links a command prints start with: the public
+// URL; else the address given with --addr or HONE_ADDR; else the address
+// the hone server that started last on this database noted there, said on
+// stderr; else the default address, with a warning that says how to choose.
+func linkBase(ctx context.Context, cmd *cobra.Command, db *storage.DB, publicURL, addr string, stderr io.Writer) string {
+	if publicURL != "" {
+		return strings.TrimRight(publicURL, "/")
+	}
+	if os.Getenv("HONE_ADDR") != "" || cmd.Flags().Changed("addr") {
+		return "http://" + browserAddr(addr)
+	}
+	url, at, err := db.Auth().LatestServer(ctx)
+	if err == nil {
+		fmt.Fprintf(stderr, "Using %s, where the hone server that started last on this database (at %s) listens; --addr or HONE_PUBLIC_URL chooses another.\n",
+			url, at.Local().Format(time.DateTime))
+		return url
+	}
+	base := "http://" + browserAddr(addr)
+	fmt.Fprintf(stderr, "Warning: no hone server has started on this database yet, so its address is unknown: using %s. Pass --addr or set HONE_PUBLIC_URL if hone serves elsewhere.\n", base)
+	return base
 }
 
 // browserAddr is addr as a browser can open it: a host left empty or

@@ -175,27 +175,39 @@ func TestLoginLink(t *testing.T) {
 	eachTestDatabase(t, func(t *testing.T, d testDatabase) {
 		const token = "login-link-token"
 		for _, tc := range []struct {
-			name string
-			env  map[string]string
-			args []string
-			want string
+			name   string
+			env    map[string]string
+			args   []string
+			want   string
+			stderr string
+			server string
 		}{
-			{"public URL flag", nil, []string{"--public-url", "https://hone.example/"}, "https://hone.example/signin/"},
-			{"public URL with a path", nil, []string{"--public-url", "https://example.com/hone"}, "https://example.com/hone/signin/"},
-			{"HONE_PUBLIC_URL", map[string]string{"HONE_PUBLIC_URL": "https://env.example"}, nil, "https://env.example/signin/"},
-			{"address flag", nil, []string{"--addr", "127.0.0.1:9999"}, "http://127.0.0.1:9999/signin/"},
-			{"HONE_ADDR", map[string]string{"HONE_ADDR": "hone.internal:8181"}, nil, "http://hone.internal:8181/signin/"},
-			{"default address", nil, nil, "http://localhost:8080/signin/"},
-			{"every interface", nil, []string{"--addr", "0.0.0.0:8080"}, "http://localhost:8080/signin/"},
-			{"empty host", nil, []string{"--addr", ":8080"}, "http://localhost:8080/signin/"},
-			{"IPv6 every interface", nil, []string{"--addr", "[::]:8080"}, "http://localhost:8080/signin/"},
-			{"IPv6 loopback", nil, []string{"--addr", "[::1]:8080"}, "http://[::1]:8080/signin/"},
+			{"public URL flag", nil, []string{"--public-url", "https://hone.example/"}, "https://hone.example/signin/", "", ""},
+			{"public URL with a path", nil, []string{"--public-url", "https://example.com/hone"}, "https://example.com/hone/signin/", "", ""},
+			{"HONE_PUBLIC_URL", map[string]string{"HONE_PUBLIC_URL": "https://env.example"}, nil, "https://env.example/signin/", "", ""},
+			{"address flag", nil, []string{"--addr", "127.0.0.1:9999"}, "http://127.0.0.1:9999/signin/", "", ""},
+			{"HONE_ADDR", map[string]string{"HONE_ADDR": "hone.internal:8181"}, nil, "http://hone.internal:8181/signin/", "", ""},
+			{"default address, no server yet", nil, nil, "http://localhost:8080/signin/", "no hone server has started on this database yet", ""},
+			{"the server that started last", nil, nil, "http://localhost:9123/signin/", "Using http://localhost:9123, where the hone server that started last", "http://localhost:9123"},
+			{"an address given wins over the server's", nil, []string{"--addr", "127.0.0.1:9999"}, "http://127.0.0.1:9999/signin/", "", "http://localhost:9123"},
+			{"every interface", nil, []string{"--addr", "0.0.0.0:8080"}, "http://localhost:8080/signin/", "", ""},
+			{"empty host", nil, []string{"--addr", ":8080"}, "http://localhost:8080/signin/", "", ""},
+			{"IPv6 every interface", nil, []string{"--addr", "[::]:8080"}, "http://localhost:8080/signin/", "", ""},
+			{"IPv6 loopback", nil, []string{"--addr", "[::1]:8080"}, "http://[::1]:8080/signin/", "", ""},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				clearSignInEnv(t)
 				t.Setenv("HONE_API_TOKEN", token)
 				for k, v := range tc.env {
 					t.Setenv(k, v)
+				}
+				if err := d.open(t).Exec(context.Background(), "DELETE FROM servers"); err != nil {
+					t.Fatal(err)
+				}
+				if tc.server != "" {
+					if err := d.open(t).Auth().RecordServer(context.Background(), tc.server); err != nil {
+						t.Fatal(err)
+					}
 				}
 				args := append(append(append([]string{}, d.flags...), "--log-level", "error", "login-link"), tc.args...)
 				code, out, errOut := run(t, args...)
@@ -207,8 +219,8 @@ func TestLoginLink(t *testing.T) {
 				if !ok || tok == "" || strings.ContainsAny(tok, "/?# ") {
 					t.Fatalf("the last line %q is not a link %s<token>; stdout:\n%s", link, tc.want, out)
 				}
-				if errOut != "" {
-					t.Errorf("stderr with a token: %q", errOut)
+				if tc.stderr == "" && errOut != "" || !strings.Contains(errOut, tc.stderr) {
+					t.Errorf("stderr %q, want %q", errOut, tc.stderr)
 				}
 				a := auth.New(d.open(t).Auth(), auth.Options{Token: token})
 				ctx := context.Background()

@@ -230,7 +230,7 @@ func newSuggestionsExport(opts *options) *cobra.Command {
 	var format, output string
 	var accepted bool
 	cmd := &cobra.Command{
-		Use:   "export --format sft|ranking|dpo [filters] [-o FILE]",
+		Use:   "export [--format sft|ranking|dpo] [filters] [-o FILE]",
 		Short: "Write a training set: sft (chat fine-tuning), ranking, or dpo preference pairs",
 		Long: `Write the records as JSONL training data:
   sft      OpenAI chat fine-tuning: the recorded request's messages, then the
@@ -239,7 +239,8 @@ func newSuggestionsExport(opts *options) *cobra.Command {
   ranking  the context, the suggestions and the index of the one taken
   dpo      {prompt, chosen, rejected}: the request's messages, the submitted
            input, and each suggestion viewed and not taken
-The count of lines written and records skipped goes to standard error.`,
+The format is sft unless --format says otherwise. The count of lines written
+and records skipped goes to standard error.`,
 		Example: `  hone suggestions export --format sft -o sft.jsonl
   hone suggestions export --format dpo --version v2 > pairs.jsonl`,
 		Args: cobra.NoArgs,
@@ -280,7 +281,7 @@ The count of lines written and records skipped goes to standard error.`,
 		},
 	}
 	f.add(cmd, true)
-	cmd.Flags().StringVar(&format, "format", "", "sft, ranking or dpo (required)")
+	cmd.Flags().StringVar(&format, "format", suggestions.DefaultFormat, "sft, ranking or dpo")
 	cmd.Flags().BoolVar(&accepted, "accepted", false, "sft: every accepted record (partial and prefix too), not only the exact ones")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file instead of standard output")
 	return cmd

@@ -97,6 +97,10 @@ func TestSuggestionsCLI(t *testing.T) {
 			sft.Messages[1]["content"] != "git status" {
 			t.Errorf("an sft line %s %v", lines[0], err)
 		}
+		if code, out, errOut := hone("suggestions", "export"); code != 0 || errOut != "Wrote 3 sft lines (0 records skipped).\n" ||
+			strings.TrimSpace(out) != strings.TrimSpace(string(b)) {
+			t.Errorf("export without --format is not sft: %d %q %q", code, errOut, out)
+		}
 		code, out, errOut = hone("suggestions", "export", "--format", "dpo", "--session", "beta")
 		if code != 0 || errOut != "Wrote 2 dpo lines (1 records skipped).\n" || strings.Count(out, "\n") != 2 || !strings.Contains(out, `"chosen":"git log --oneline"`) {
 			t.Errorf("export dpo: %d %q %q", code, out, errOut)

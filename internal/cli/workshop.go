@@ -35,8 +35,9 @@ begin discovery, follow the participants' progress and feedback, analyse the
 feedback (with the LLM that HONE_LLM_* configures) and export it all.
 
 Participants give their feedback in the web UI through their join links, or
-through the API with their tokens. Join links start with HONE_PUBLIC_URL, or
-http://HONE_ADDR when that is not set (localhost for every interface).`,
+through the API with their tokens. Join links start with HONE_PUBLIC_URL; else
+with the address --addr or HONE_ADDR gives; else with the address of the hone
+server that started last on this database.`,
 		Example: `  hone workshop create --name "Support bot review" --facilitator-name Fay
   hone workshop add-member k3m9x2qa7b1c --name Alice --email alice@example.com
   hone workshop import k3m9x2qa7b1c traces.jsonl
@@ -57,14 +58,6 @@ http://HONE_ADDR when that is not set (localhost for every interface).`,
 	return cmd
 }
 
-// joinBase is the URL join links start with.
-func (wf *workshopFlags) joinBase() string {
-	if wf.publicURL != "" {
-		return strings.TrimRight(wf.publicURL, "/")
-	}
-	return "http://" + browserAddr(wf.addr)
-}
-
 // workshopLLM makes the LLM client HONE_LLM_* configures, or says why
 // there is none (not configured, or configured wrongly).
 func workshopLLM(cfg llm.Config, db *storage.DB) (*llm.Client, error) {
@@ -81,9 +74,14 @@ func (o *options) withWorkshops(cmd *cobra.Command, wf *workshopFlags, fn func(c
 	ctx := hone.WithIdentity(cmd.Context(), hone.Admin)
 	return o.withDB(ctx, func(db *storage.DB) error {
 		client, llmErr := workshopLLM(o.cfg.LLM, db)
-		base := wf.joinBase()
+		var base string
+		var once sync.Once
+		joinURL := func(_ context.Context, path string) string {
+			once.Do(func() { base = linkBase(ctx, cmd, db, wf.publicURL, wf.addr, o.stderr) })
+			return base + path
+		}
 		s := workshop.NewService(db.Workshops(), db.Capture(), workshop.Options{Logger: slog.Default(), LLM: client,
-			LLMError: llmErr, JoinURL: func(path string) string { return base + path }})
+			LLMError: llmErr, JoinURL: joinURL})
 		return fn(ctx, s)
 	})
 }

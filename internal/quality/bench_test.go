@@ -33,7 +33,7 @@ var benchResults = json.RawMessage(`[
 ]`)
 
 func BenchmarkEvaluate500Words(b *testing.B) {
-	s := Default()
+	s := era()
 	ms := 1850.0
 	in := Input{
 		Query:            "My employee Jordan didn't show up for two shifts this week. What should I do?",

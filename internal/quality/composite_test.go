@@ -25,7 +25,7 @@ func TestComposite(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Default().Composite(tc.objective, tc.scores)
+			got := era().Composite(tc.objective, tc.scores)
 			for _, c := range []struct {
 				what string
 				v    *float64
@@ -58,7 +58,7 @@ func TestCompositeUsesSetWeights(t *testing.T) {
 }
 
 func TestScoresJSON(t *testing.T) {
-	b, _ := json.Marshal(Default().Composite(ptr(0.5), nil))
+	b, _ := json.Marshal(era().Composite(ptr(0.5), nil))
 	if string(b) != `{"objective_quality_score":0.5,"subjective_quality_score":null,"overall_quality_score":null}` {
 		t.Errorf("got %s", b)
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 func TestEvaluateTurnMatchesEvaluate(t *testing.T) {
-	s := Default()
+	s := era()
 	slow := 4200.0
 	for _, in := range []Input{
 		{Query: "My employee is late", Response: "Is it the first time?"},

@@ -46,6 +46,11 @@ func compileScorer(ms *metricSpec) (scorer, error) {
 			return nil, err
 		}
 		return &inputValue{ms.Input}, nil
+	case KindStructured:
+		return compileStructured(ms)
+	case KindCitesContext:
+		ps, err := requiredPatterns("citation_patterns", ms.CitationPatterns)
+		return &citesContext{ps}, err
 	}
 	return nil, fieldErr("kind", "unknown kind %q", ms.Kind)
 }

@@ -13,7 +13,7 @@ const na = -1.0
 // score evaluates in with the default set and returns the named metric, or na.
 func score(t *testing.T, name string, in Input) float64 {
 	t.Helper()
-	v, found := Default().Evaluate(in).Get(name)
+	v, found := era().Evaluate(in).Get(name)
 	if !found {
 		t.Fatalf("metric %s not in result", name)
 	}
@@ -150,7 +150,7 @@ func TestProcessingTimeAcceptable(t *testing.T) {
 }
 
 func TestObjectiveSkipsNA(t *testing.T) {
-	r := Default().Evaluate(Input{Query: "What is the policy?", Response: "That's a tough situation."})
+	r := era().Evaluate(Input{Query: "What is the policy?", Response: "That's a tough situation."})
 	// Applicable: has_policy_citation 0, appropriate_action 0, structure 0,
 	// length 0, sequential 1; N/A: citation, clarifying, rag, time.
 	if r.Objective == nil || math.Abs(*r.Objective-0.2) > 1e-9 {
@@ -236,7 +236,7 @@ func TestNewText(t *testing.T) {
 }
 
 func TestEvaluateConcurrently(t *testing.T) {
-	s := Default()
+	s := era()
 	in := Input{Query: "My employee Jordan didn't show up", Response: benchResponse, SearchResults: benchResults, IsFirstResponse: true}
 	want, _ := json.Marshal(s.Evaluate(in))
 	done := make(chan string)

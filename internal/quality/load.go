@@ -73,6 +73,8 @@ var kindFields = map[string][]string{
 	KindNotBoth:            {"first_patterns", "second_patterns"},
 	KindCitationSimilarity: {"citation_patterns"},
 	KindInputValue:         {"input"},
+	KindStructured:         {"min_words", "patterns"},
+	KindCitesContext:       {"citation_patterns"},
 }
 
 // inputs lists the inputs below and input_value metrics may read.

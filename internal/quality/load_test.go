@@ -12,10 +12,10 @@ import (
 )
 
 func TestDefaultLoads(t *testing.T) {
-	if _, err := Parse(DefaultYAML(), "yaml"); err != nil {
+	if _, err := Parse(BuiltinYAML("era-hr"), "yaml"); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(Default().Metrics()); got != 9 {
+	if got := len(era().Metrics()); got != 9 {
 		t.Fatalf("default set has %d metrics, want 9", got)
 	}
 }

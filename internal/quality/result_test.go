@@ -8,7 +8,7 @@ import (
 )
 
 func TestResultJSON(t *testing.T) {
-	r := Default().Evaluate(Input{
+	r := era().Evaluate(Input{
 		Query:         "What is the attendance policy?",
 		Response:      structured,
 		SearchResults: json.RawMessage(`[` + noCallChunk + `]`),
@@ -68,19 +68,19 @@ func TestResultUnmarshal(t *testing.T) {
 
 func TestMetricNames(t *testing.T) {
 	want := "has_policy_citation appropriate_action_suggested response_structure_complete citation_accuracy response_length_appropriate asks_clarifying_questions sequential_action_correct rag_similarity_score processing_time_acceptable"
-	if got := strings.Join(Default().MetricNames(), " "); got != want {
+	if got := strings.Join(era().MetricNames(), " "); got != want {
 		t.Errorf("got %s", got)
 	}
-	for _, m := range Default().Metrics() {
+	for _, m := range era().Metrics() {
 		if m.Weight != 1 || m.Description == "" {
 			t.Errorf("%+v: want weight 1 and a description", m)
 		}
 	}
-	if o, s := Default().CompositeWeights(); o != 0.4 || s != 0.6 {
+	if o, s := era().CompositeWeights(); o != 0.4 || s != 0.6 {
 		t.Errorf("weights %v %v", o, s)
 	}
-	if Default().Name() != "era-default" {
-		t.Errorf("name %q", Default().Name())
+	if era().Name() != "era-hr" {
+		t.Errorf("name %q", era().Name())
 	}
 }
 

@@ -59,7 +59,7 @@ func TestParseScoresErrors(t *testing.T) {
 }
 
 func TestValidateScores(t *testing.T) {
-	s := Default()
+	s := era()
 	if err := s.ValidateScores(map[string]int{"empathy": 5, "Clarity_Score": 1}); err != nil {
 		t.Error(err)
 	}

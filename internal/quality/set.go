@@ -41,6 +41,14 @@ const (
 	// KindInputValue reports an input value clamped to [0, 1]; N/A when the
 	// input was not given.
 	KindInputValue = "input_value"
+	// KindStructured scores 1 when any of its patterns (a list, steps,
+	// headings, a paragraph break) matches a response of min_words words or
+	// more; N/A for a shorter one.
+	KindStructured = "structured"
+	// KindCitesContext scores 1 when any of citation_patterns matches a
+	// response given retrieved context (search results with text); N/A
+	// without context.
+	KindCitesContext = "cites_context"
 )
 
 // Inputs that below and input_value metrics may read.

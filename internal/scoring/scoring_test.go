@@ -5,10 +5,12 @@ import (
 	"testing"
 
 	"github.com/honehq/hone/internal/capture"
+	"github.com/honehq/hone/internal/quality"
 )
 
+// The metrics spec's examples, measured with its set (era-hr).
 func TestMeasure(t *testing.T) {
-	s := New(nil, nil, nil)
+	s := New(nil, nil, quality.Builtin("era-hr"))
 	slow, fast := 4200.0, 800.0
 	for _, tt := range []struct {
 		name      string

@@ -25,6 +25,9 @@ const (
 // Formats are the export formats.
 var Formats = []string{FormatSFT, FormatRanking, FormatDPO}
 
+// DefaultFormat is the export format when none is asked for.
+const DefaultFormat = FormatSFT
+
 // ExportOptions pick what an export holds.
 type ExportOptions struct {
 	Format string

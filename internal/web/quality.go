@@ -22,6 +22,19 @@ func metricList(raw json.RawMessage) []quality.Value {
 	return r.Metrics
 }
 
+// metricHelp is what the metric of that name checks, as its set describes
+// it, for the chip's tooltip; its name when the set does not know it.
+func (u *UI) metricHelp(name string) string {
+	if u.Scoring != nil && u.Scoring.Set != nil {
+		for _, m := range u.Scoring.Set.Metrics() {
+			if m.Name == name && m.Description != "" {
+				return name + ": " + m.Description
+			}
+		}
+	}
+	return name
+}
+
 // Chart geometry of the metrics page, in SVG user units.
 const (
 	chartW, chartH       = 720, 260

@@ -69,7 +69,7 @@ func TestBrowserSessionScores(t *testing.T) {
 		got := browsertest.Eval[[]scores](b, `Array.from(document.querySelectorAll("ol.turns li.turn"), li => ({
 			Composites: Object.fromEntries(Array.from(li.querySelectorAll(".scores dl.composites dt"), dt => [dt.innerText.trim(), dt.nextElementSibling.innerText.trim()])),
 			Human: Array.from(li.querySelectorAll(".scores li.human-score"), x => x.innerText.trim()),
-			Metrics: Array.from(li.querySelectorAll(".scores li.metric"), x => [x.dataset.name, x.querySelector(".v").innerText.trim()]),
+			Metrics: Array.from(li.querySelectorAll(".scores li.metric"), x => [x.dataset.name, x.querySelector(".v").innerText.trim(), x.title]),
 			NA: Array.from(li.querySelectorAll(".scores li.metric.na"), x => x.dataset.name),
 		}))`)
 		if len(got) != 2 {
@@ -86,16 +86,19 @@ func TestBrowserSessionScores(t *testing.T) {
 		if !slices.Equal(got[0].Human, []string{"clarity 4/5", "professionalism 5/5"}) {
 			t.Errorf("turn 1 human scores %q", got[0].Human)
 		}
-		names := quality.Default().MetricNames()
-		if len(got[0].Metrics) != len(names) {
+		metrics := quality.Default().Metrics()
+		if len(got[0].Metrics) != len(metrics) {
 			t.Fatalf("turn 1 metrics %q", got[0].Metrics)
 		}
 		for i, m := range got[0].Metrics {
-			if m[0] != names[i] {
-				t.Errorf("metric %d = %q, want %q", i, m[0], names[i])
+			if m[0] != metrics[i].Name {
+				t.Errorf("metric %d = %q, want %q", i, m[0], metrics[i].Name)
+			}
+			if want := metrics[i].Name + ": " + metrics[i].Description; m[2] != want {
+				t.Errorf("metric %s explains itself as %q, want %q", m[0], m[2], want)
 			}
 		}
-		if !slices.Contains(got[0].NA, "asks_clarifying_questions") || !slices.Contains(got[0].NA, "rag_similarity_score") {
+		if !slices.Contains(got[0].NA, "cites_context") || !slices.Contains(got[0].NA, "asks_clarifying_question") {
 			t.Errorf("N/A metrics %q", got[0].NA)
 		}
 		for _, m := range got[0].Metrics {

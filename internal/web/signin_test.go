@@ -341,6 +341,7 @@ var signedIn = map[string]struct {
 	"POST /learnings/{id}/keep":                 {http.StatusNotFound, ""},
 	"POST /learnings/alert-types/{type}/enable": {http.StatusSeeOther, "/learnings"},
 	"GET /suggestions":                          {http.StatusOK, ""},
+	"GET /suggestions/export":                   {http.StatusOK, ""},
 	"GET /no/such/page":                         {http.StatusNotFound, ""},
 	"GET /sessions/{id}/export.csv?x=1":         {http.StatusOK, ""},
 	"GET /workshops":                            {http.StatusOK, ""},

@@ -1,10 +1,13 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,7 +63,28 @@ type SuggestionPages struct {
 
 // Routes are suggestion tracking's page routes.
 func (p SuggestionPages) Routes() []server.Route {
-	return []server.Route{{Method: "GET", Path: "/suggestions", Handler: p.suggestionsPage}}
+	return []server.Route{{Method: "GET", Path: "/suggestions", Handler: p.suggestionsPage},
+		{Method: "GET", Path: "/suggestions/export", Handler: p.exportSuggestions}}
+}
+
+// exportSuggestions downloads the records the page's filters pick as a
+// training set, in the format asked for (sft by default), as hone
+// suggestions export writes it.
+func (p SuggestionPages) exportSuggestions(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	_, f, err := sgReadForm(q, time.Now())
+	if err != nil {
+		return err
+	}
+	o := suggestions.ExportOptions{Format: cmp.Or(strings.TrimSpace(q.Get("format")), suggestions.DefaultFormat), Filter: f,
+		Accepted: q.Get("accepted") == "true"}
+	if !slices.Contains(suggestions.Formats, o.Format) {
+		return hone.FieldError("format", "format must be sft, ranking or dpo, not %q", o.Format)
+	}
+	return server.Download(w, "suggestions-"+o.Format+".jsonl", "application/x-ndjson", func(w io.Writer) error {
+		_, err := p.Suggestions.Export(r.Context(), w, o)
+		return err
+	})
 }
 
 // suggestionsPage answers the suggestion-tracking spec's questions about

@@ -568,3 +568,40 @@ func TestSuggestionsPageManyPositions(t *testing.T) {
 		t.Errorf("the time histogram has %d bars", n)
 	}
 }
+
+// The page offers its records as a training set: the export form keeps
+// the filters, sft is the default, and a bad format is refused naming it.
+func TestSuggestionsPageExport(t *testing.T) {
+	eachDB(t, func(t *testing.T, databaseURL string) {
+		e := lnOpen(t, databaseURL, false)
+		c := e.client()
+		if strings.Contains(c.page("/suggestions"), `id="suggestion-export"`) {
+			t.Error("the empty page offers an export")
+		}
+		svc := suggestions.NewService(e.DB.Suggestions(), suggestions.Options{})
+		sgSeed(t, svc)
+		page := c.page("/suggestions?server=local")
+		form := sgAllText(page, "form", "suggestion-export")
+		if !strings.Contains(page, `<form method="get" action="/suggestions/export" class="sg-export" id="suggestion-export">`) ||
+			!strings.Contains(page, `<input type="hidden" name="server" value="local">`) || !strings.Contains(form, "Download JSONL") {
+			t.Fatalf("the export form: %q", form)
+		}
+		var want strings.Builder
+		if _, err := svc.Export(context.Background(), &want, suggestions.ExportOptions{Format: suggestions.FormatRanking,
+			Filter: suggestions.Filter{Server: "local"}}); err != nil {
+			t.Fatal(err)
+		}
+		r := c.get("/suggestions/export?server=local&version=&since=&format=ranking")
+		if r.StatusCode != http.StatusOK || r.body != want.String() || want.Len() == 0 ||
+			!strings.Contains(r.Header.Get("Content-Disposition"), "suggestions-ranking.jsonl") {
+			t.Fatalf("GET /suggestions/export = %d %q %q, want the ranking export %q", r.StatusCode, r.Header.Get("Content-Disposition"), r.body, want.String())
+		}
+		if r := c.get("/suggestions/export?server=local"); r.StatusCode != http.StatusOK ||
+			!strings.Contains(r.Header.Get("Content-Disposition"), "suggestions-sft.jsonl") {
+			t.Fatalf("the export without a format = %d %q, want sft", r.StatusCode, r.Header.Get("Content-Disposition"))
+		}
+		if r := c.get("/suggestions/export?format=csv"); r.StatusCode != http.StatusBadRequest || !strings.Contains(r.body, "format must be sft, ranking or dpo") {
+			t.Fatalf("a bad format = %d %q", r.StatusCode, r.body)
+		}
+	})
+}

@@ -166,6 +166,7 @@ func (u *UI) funcs() template.FuncMap {
 		},
 		"score":            scoring.Format,
 		"metricList":       metricList,
+		"metricHelp":       u.metricHelp,
 		"markdown":         renderMarkdown,
 		"prettyJSON":       prettyJSON,
 		"tracePath":        tracePath,

@@ -39,7 +39,7 @@ var admin = hone.WithIdentity(context.Background(), hone.Admin)
 func newFixture(t *testing.T, db *storage.DB, withLLM bool) *fixture {
 	t.Helper()
 	f := &fixture{t: t, db: db}
-	opts := workshop.Options{JoinURL: func(p string) string { return "https://hone.example.com" + p }, Scores: scores(db)}
+	opts := workshop.Options{JoinURL: func(_ context.Context, p string) string { return "https://hone.example.com" + p }, Scores: scores(db)}
 	if withLLM {
 		f.llm = llmtest.New(t)
 		opts.LLM = f.llm.Client(db.LLMCalls())

@@ -32,8 +32,9 @@ type Options struct {
 	// when none is configured, and LLMError then says why.
 	LLM      *llm.Client
 	LLMError error
-	// JoinURL makes the full join link of a join path ("/w/…/join/…").
-	JoinURL func(path string) string
+	// JoinURL makes the full join link of a join path ("/w/…/join/…"),
+	// for the request of ctx.
+	JoinURL func(ctx context.Context, path string) string
 	// StaleAfter is how long a running analysis may go without a heartbeat
 	// before it counts as interrupted (by a crash or a restart).
 	StaleAfter time.Duration
@@ -63,7 +64,7 @@ func NewService(store Store, turns TurnSource, opts Options) *Service {
 		opts.Now = time.Now
 	}
 	if opts.JoinURL == nil {
-		opts.JoinURL = func(path string) string { return path }
+		opts.JoinURL = func(_ context.Context, path string) string { return path }
 	}
 	if opts.StaleAfter <= 0 {
 		opts.StaleAfter = time.Minute

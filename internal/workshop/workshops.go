@@ -36,11 +36,11 @@ func (s *Service) Create(ctx context.Context, in Create) (*Created, error) {
 	if err := s.store.CreateWorkshop(ctx, w, m, hash); err != nil {
 		return nil, err
 	}
-	return &Created{Workshop: w, Facilitator: s.access(m, token)}, nil
+	return &Created{Workshop: w, Facilitator: s.access(ctx, m, token)}, nil
 }
 
-func (s *Service) access(m *Member, token string) Access {
-	return Access{Member: *m, Token: token, JoinURL: s.opts.JoinURL(JoinPath(m.WorkshopID, token))}
+func (s *Service) access(ctx context.Context, m *Member, token string) Access {
+	return Access{Member: *m, Token: token, JoinURL: s.opts.JoinURL(ctx, JoinPath(m.WorkshopID, token))}
 }
 
 // Get returns a workshop to any of its members, and to an admin.
@@ -95,7 +95,7 @@ func (s *Service) AddMember(ctx context.Context, workshopID, userID string, p Pe
 	if err := s.store.AddMember(ctx, m, hash); err != nil {
 		return nil, err
 	}
-	a := s.access(m, token)
+	a := s.access(ctx, m, token)
 	return &a, nil
 }
 
@@ -123,7 +123,7 @@ func (s *Service) NewToken(ctx context.Context, workshopID, userID, memberID str
 	if err := s.store.SetMemberToken(ctx, workshopID, memberID, hash); err != nil {
 		return nil, err
 	}
-	a := s.access(m, token)
+	a := s.access(ctx, m, token)
 	return &a, nil
 }
 
