@@ -104,6 +104,9 @@ func decodeHex(dst []byte, s string) bool {
 	return err == nil && copy(dst, b) == len(dst) && len(b) == len(dst)
 }
 
+// FormatJSON is the export format of scores as OTLP JSON log records.
+const FormatJSON = "otlp-json"
+
 // fileChunk is how many scores one line of an OTLP JSON file holds.
 const fileChunk = 1000
 
