@@ -39,7 +39,7 @@ func openOTLP(c *Core) (*Parts, error) {
 		limit = n
 	}
 	rec := &otlp.Receiver{Recorder: c.Turns, Turns: c.DB.Capture(), Scores: c.Scores, Counter: m}
-	h := otlp.Handler(otlp.FaceOptions{Receiver: rec, Auth: c.Auth, MaxBodyBytes: limit, Log: c.Log})
+	h := otlp.Handler(otlp.FaceOptions{Receiver: rec, Auth: c.Auth, Hosts: c.Hosts, MaxBodyBytes: limit, Log: c.Log})
 	parts := &Parts{Faces: []Face{
 		{Name: "otlp", Pattern: otlp.TracesPath, Handler: h},
 		{Name: "otlp", Pattern: otlp.LogsPath, Handler: h},

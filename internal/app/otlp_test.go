@@ -277,7 +277,7 @@ func get(t *testing.T, url string) (int, map[string]any) {
 }
 
 // TestOTLPTokenAndBodies: with an API token the OTLP endpoints take only
-// it; a body of another type is 415, one that is no export 400, one too
+// it, without one only the hosts hone answers to; a body of another type is 415, one that is no export 400, one too
 // large 413, each with a Status in the request's encoding.
 func TestOTLPTokenAndBodies(t *testing.T) {
 	const token = "a-long-enough-token-0123456789"
@@ -313,6 +313,11 @@ func TestOTLPTokenAndBodies(t *testing.T) {
 		if status, out := raw(t, "POST", b.URL()+c.path, c.body, h); status != c.want {
 			t.Errorf("%s: %d %.200q, want %d", c.what, status, out, c.want)
 		}
+	}
+	port := b.URL()[strings.LastIndexByte(b.URL(), ':')+1:]
+	if status, out := raw(t, "POST", b.URL()+"/v1/traces", "{}", map[string]string{"Content-Type": "application/json",
+		"Host": "evil.example:" + port}); status != http.StatusForbidden {
+		t.Errorf("a rebound export: %d %.200q, want 403", status, out)
 	}
 	if status, _ := raw(t, "GET", b.URL()+"/v1/traces", "", nil); status != http.StatusMethodNotAllowed {
 		t.Errorf("GET /v1/traces: %d, want 405", status)

@@ -39,8 +39,8 @@ const DefaultMaxBodyBytes = 16 << 20
 // gRPC status codes OTLP/HTTP answers with in its Status bodies.
 const (
 	codeInvalidArgument   = 3
+	codePermissionDenied  = 7
 	codeResourceExhausted = 8
-	codeInternal          = 13
 	codeUnavailable       = 14
 	codeUnauthenticated   = 16
 )
@@ -51,6 +51,8 @@ type FaceOptions struct {
 	// Auth requires the API token as a Bearer token when one is set, and
 	// slows down guessing it; nil lets everyone in.
 	Auth *auth.Auth
+	// Hosts, when not nil, are the only hosts the face answers to.
+	Hosts *server.Hosts
 	// MaxBodyBytes bounds a body, decompressed; 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	Log          *slog.Logger
@@ -149,6 +151,11 @@ func (o FaceOptions) serve(handle func(ctx context.Context, body []byte, json bo
 		if err != nil || (mt != contentProtobuf && !json) {
 			o.fail(w, false, http.StatusUnsupportedMediaType, codeInvalidArgument,
 				"Content-Type must be application/x-protobuf or application/json")
+			return
+		}
+		if !o.Hosts.Allow(r.Host) {
+			o.fail(w, json, http.StatusForbidden, codePermissionDenied, "hone does not answer to the host "+r.Host+
+				": without HONE_API_TOKEN it answers only to localhost, the addresses it listens on and the host of HONE_PUBLIC_URL")
 			return
 		}
 		if !o.authorized(w, r, json) {
