@@ -34,7 +34,9 @@ func (c *counts) get(outcome string) int {
 
 type noSpans struct{}
 
-func (noSpans) TurnSpans(_ context.Context, _ []string) (map[string][2]string, error) { return nil, nil }
+func (noSpans) TurnSpans(_ context.Context, _ []string) (map[string][2]string, error) {
+	return nil, nil
+}
 
 // TestExporterQueueRetriesAndStop: what a full queue cannot take is
 // dropped and counted, never waited for; an endpoint that keeps refusing
