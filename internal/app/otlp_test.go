@@ -325,7 +325,8 @@ func TestOTLPTokenAndBodies(t *testing.T) {
 }
 
 // TestScoresPushedToOTLP: with HONE_OTLP_EXPORT_URL set, every score
-// recorded reaches an OTLP receiver as a gen_ai.evaluation.result record
+// recorded, by any path (POST /scores, a 👎), reaches an OTLP receiver
+// that first answers 503, once, as a gen_ai.evaluation.result record
 // linked to its turn's trace and span.
 func TestScoresPushedToOTLP(t *testing.T) {
 	var mu sync.Mutex
@@ -368,26 +369,38 @@ func TestScoresPushedToOTLP(t *testing.T) {
 		t.Fatalf("traces: %d %q", status, out)
 	}
 	tu := conversationTurns(t, a, "pushed")[0]
-	if code, out := post(t, a.URL()+"/api/v1/scores", map[string]any{"turn_id": tu.ID, "config": "thumbs", "value": true,
-		"comment": "spot on", "author": "meg"}); code != http.StatusCreated {
-		t.Fatalf("score: %d %v", code, out)
+	score := map[string]any{"id": "s-1", "turn_id": tu.ID, "config": "thumbs", "value": true, "comment": "spot on", "author": "meg"}
+	for _, want := range []int{http.StatusCreated, http.StatusOK} {
+		if code, out := post(t, a.URL()+"/api/v1/scores", score); code != want {
+			t.Fatalf("score: %d %v, want %d", code, out, want)
+		}
+	}
+	if code, out := post(t, a.URL()+"/api/v1/turns/"+tu.ID+"/feedback", map[string]any{"tester_id": "ann", "rating": "down"}); code != http.StatusOK {
+		t.Fatalf("feedback: %d %v", code, out)
 	}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		mu.Lock()
 		n := len(got)
 		mu.Unlock()
-		if n > 0 || time.Now().After(deadline) {
+		if n >= 2 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	time.Sleep(1500 * time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()
-	if len(got) != 1 {
-		t.Fatalf("the receiver got %d records, want 1", len(got))
+	if len(got) != 2 {
+		t.Fatalf("the receiver got %d records, want 2: the score once, though sent twice, and the 👎", len(got))
 	}
-	lr := got[0]
+	lr, down := got[0], got[1]
+	if v, _ := lr.Attributes().Get("hone.score.id"); v.Str() != "s-1" {
+		lr, down = down, lr
+	}
+	if a := down.Attributes().AsRaw(); a["hone.score.author"] != "ann" || a["gen_ai.evaluation.score.label"] != "false" || down.SpanID() != lr.SpanID() {
+		t.Errorf("the 👎: %v", a)
+	}
 	tid, sid := otlpIDs(3, 0)
 	attr := func(k string) string { v, _ := lr.Attributes().Get(k); return v.AsString() }
 	if lr.EventName() != "gen_ai.evaluation.result" || lr.TraceID() != tid || lr.SpanID() != sid || paths[0] != "/v1/logs" ||
