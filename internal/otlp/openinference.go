@@ -10,10 +10,14 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
-// OpenInference's prefixes of a span's input and output messages.
+// The prefixes of a span's input and output messages in OpenInference's
+// flattened attributes, and in OpenLLMetry's (Traceloop).
 const (
-	oiInput  = "llm.input_messages."
-	oiOutput = "llm.output_messages."
+	oiInput         = "llm.input_messages."
+	oiOutput        = "llm.output_messages."
+	openLLMetryIn   = "gen_ai.prompt."
+	openLLMetryOut  = "gen_ai.completion."
+	oiMessagePrefix = "message."
 )
 
 // openInferenceMessages reads a span's chat from OpenInference's flattened
@@ -23,54 +27,66 @@ const (
 // llm.output_messages.N the same way. ok is false when the span has
 // neither.
 func openInferenceMessages(at pcommon.Map) (capture.Messages, bool) {
-	in := map[int]map[string]string{}
+	in, out := indexed(at, oiInput), indexed(at, oiOutput)
+	if len(in) == 0 && len(out) == 0 {
+		return nil, false
+	}
+	msgs := flatMessages(in, capture.RoleUser, oiMessagePrefix, "tool_call.")
+	return append(msgs, flatMessages(out, capture.RoleAssistant, oiMessagePrefix, "tool_call.")...), true
+}
+
+// openLLMetryMessages reads a span's chat from OpenLLMetry's flattened
+// attributes: gen_ai.prompt.N.role, .content, .tool_call_id and
+// .tool_calls.K.id, .name and .arguments; then gen_ai.completion.N the
+// same way. ok is false when the span has neither.
+func openLLMetryMessages(at pcommon.Map) (capture.Messages, bool) {
+	in, out := indexed(at, openLLMetryIn), indexed(at, openLLMetryOut)
+	if len(in) == 0 && len(out) == 0 {
+		return nil, false
+	}
+	msgs := flatMessages(in, capture.RoleUser, "", "")
+	return append(msgs, flatMessages(out, capture.RoleAssistant, "", "")...), true
+}
+
+// indexed groups the attributes prefix.N.field by N, as field → text.
+func indexed(at pcommon.Map, prefix string) map[int]map[string]string {
 	out := map[int]map[string]string{}
 	for k, v := range at.All() {
-		var into map[int]map[string]string
-		var rest string
-		switch {
-		case strings.HasPrefix(k, oiInput):
-			into, rest = in, k[len(oiInput):]
-		case strings.HasPrefix(k, oiOutput):
-			into, rest = out, k[len(oiOutput):]
-		default:
+		if !strings.HasPrefix(k, prefix) {
 			continue
 		}
-		n, field, ok := strings.Cut(rest, ".")
+		n, field, ok := strings.Cut(k[len(prefix):], ".")
 		i, err := strconv.Atoi(n)
 		if !ok || err != nil || i < 0 {
 			continue
 		}
-		if into[i] == nil {
-			into[i] = map[string]string{}
+		if out[i] == nil {
+			out[i] = map[string]string{}
 		}
-		into[i][field] = v.AsString()
+		out[i][field] = v.AsString()
 	}
-	if len(in) == 0 && len(out) == 0 {
-		return nil, false
-	}
-	msgs := oiMessages(in, capture.RoleUser)
-	return append(msgs, oiMessages(out, capture.RoleAssistant)...), true
+	return out
 }
 
-// oiMessages are the messages of the fields of one side, by index, in
-// order; a message without a role takes role.
-func oiMessages(side map[int]map[string]string, role string) capture.Messages {
+// flatMessages are the messages of the fields of one side, by index, in
+// order, each field under msg (message. in OpenInference) and each tool
+// call's under call; a message without a role takes role.
+func flatMessages(side map[int]map[string]string, role, msg, call string) capture.Messages {
 	var out capture.Messages
 	for _, i := range slices.Sorted(maps.Keys(side)) {
 		f := side[i]
 		m := capture.Message{Role: role}
-		if r := f["message.role"]; r != "" {
+		if r := f[msg+"role"]; r != "" {
 			m.Role = r
 		}
-		m.Name = f["message.name"]
-		m.ToolCallID = f["message.tool_call_id"]
-		if c, ok := f["message.content"]; ok {
+		m.Name = f[msg+"name"]
+		m.ToolCallID = f[msg+"tool_call_id"]
+		if c, ok := f[msg+"content"]; ok {
 			m.Content = c
 		} else {
 			var texts []any
 			for j := 0; ; j++ {
-				s, ok := f["message.contents."+strconv.Itoa(j)+".message_content.text"]
+				s, ok := f[msg+"contents."+strconv.Itoa(j)+".message_content.text"]
 				if !ok {
 					break
 				}
@@ -79,13 +95,20 @@ func oiMessages(side map[int]map[string]string, role string) capture.Messages {
 			m.Content = content(texts)
 		}
 		for j := 0; ; j++ {
-			p := "message.tool_calls." + strconv.Itoa(j) + ".tool_call."
+			p := msg + "tool_calls." + strconv.Itoa(j) + "." + call
 			name, ok := f[p+"function.name"]
+			if !ok {
+				name, ok = f[p+"name"]
+			}
 			if !ok {
 				break
 			}
+			args, ok := f[p+"function.arguments"]
+			if !ok {
+				args = f[p+"arguments"]
+			}
 			m.ToolCalls = append(m.ToolCalls, capture.ToolCall{ID: f[p+"id"], Type: capture.ToolTypeFunction,
-				Function: capture.FunctionCall{Name: name, Arguments: f[p+"function.arguments"]}})
+				Function: capture.FunctionCall{Name: name, Arguments: args}})
 		}
 		if m.Content != nil || len(m.ToolCalls) > 0 {
 			out = append(out, m)

@@ -45,7 +45,8 @@ const TurnIDPrefix = "otlp-"
 // semantic conventions (gen_ai.input.messages, gen_ai.output.messages,
 // gen_ai.system_instructions), else their earlier events (gen_ai.*.message,
 // gen_ai.choice), else OpenInference's llm.input_messages and
-// llm.output_messages; with the model, the token usage, the span's
+// llm.output_messages, else OpenLLMetry's gen_ai.prompt and
+// gen_ai.completion; with the model, the token usage, the span's
 // duration as latency, its trace context, the conversation
 // (gen_ai.conversation.id, session.id, else the trace id) and the tester
 // (user.id, enduser.id, else anonymous). resource is the attributes of the
@@ -59,6 +60,9 @@ func SpanTurn(span ptrace.Span, resource pcommon.Map) (in capture.TurnInput, ok 
 	}
 	if !ok {
 		msgs, ok = openInferenceMessages(span.Attributes())
+	}
+	if !ok {
+		msgs, ok = openLLMetryMessages(span.Attributes())
 	}
 	if !ok {
 		return capture.TurnInput{}, false
