@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/honehq/hone"
 	"github.com/honehq/hone/internal/capture"
 )
 
@@ -19,11 +20,21 @@ const (
 // gen_ai.input.messages and gen_ai.output.messages (lists of messages with
 // a role and parts), each a JSON text or a structured attribute. ok is
 // false when the span has neither input nor output messages.
-func semconvMessages(a attrs) (capture.Messages, bool) {
-	input, hasIn := a.structured(attrInputMessages).([]any)
-	output, hasOut := a.structured(attrOutputMessages).([]any)
-	if !hasIn && !hasOut {
-		return nil, false
+func semconvMessages(a attrs) (capture.Messages, bool, error) {
+	_, setIn := a.own.Get(attrInputMessages)
+	_, setOut := a.own.Get(attrOutputMessages)
+	if !setIn && !setOut {
+		return nil, false, nil
+	}
+	input, okIn := a.structured(attrInputMessages).([]any)
+	output, okOut := a.structured(attrOutputMessages).([]any)
+	for _, c := range []struct {
+		name    string
+		set, ok bool
+	}{{attrInputMessages, setIn, okIn}, {attrOutputMessages, setOut, okOut}} {
+		if c.set && !c.ok {
+			return nil, true, hone.FieldError(c.name, "%s is not a JSON list of messages ({role, parts})", c.name)
+		}
 	}
 	var out capture.Messages
 	if parts, ok := a.structured(attrSystemInstructions).([]any); ok {
@@ -37,7 +48,7 @@ func semconvMessages(a attrs) (capture.Messages, bool) {
 	for _, m := range output {
 		out = append(out, semconvMessage(m, capture.RoleAssistant)...)
 	}
-	return out, true
+	return out, true, nil
 }
 
 // textOf joins the text parts of parts by new lines.

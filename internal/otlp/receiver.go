@@ -83,9 +83,13 @@ func (r *Receiver) Traces(ctx context.Context, td ptrace.Traces) (Outcome, error
 		res := rs.Resource().Attributes()
 		for _, ss := range rs.ScopeSpans().All() {
 			for _, span := range ss.Spans().All() {
-				in, ok := SpanTurn(span, res)
+				in, ok, err := SpanTurn(span, res)
 				if !ok {
 					out.Ignored++
+					continue
+				}
+				if err != nil {
+					out.reject("span "+span.SpanID().String(), err)
 					continue
 				}
 				ins = append(ins, in)

@@ -52,9 +52,12 @@ const TurnIDPrefix = "otlp-"
 // (user.id, enduser.id, else anonymous). resource is the attributes of the
 // span's resource, read after the span's own. ok is false for a span that
 // carries no chat; the turn is not validated.
-func SpanTurn(span ptrace.Span, resource pcommon.Map) (in capture.TurnInput, ok bool) {
+func SpanTurn(span ptrace.Span, resource pcommon.Map) (in capture.TurnInput, ok bool, err error) {
 	a := attrs{own: span.Attributes(), resource: resource}
-	msgs, ok := semconvMessages(a)
+	msgs, ok, err := semconvMessages(a)
+	if err != nil {
+		return capture.TurnInput{}, true, err
+	}
 	if !ok {
 		msgs, ok = eventMessages(span.Events())
 	}
@@ -65,7 +68,7 @@ func SpanTurn(span ptrace.Span, resource pcommon.Map) (in capture.TurnInput, ok 
 		msgs, ok = openLLMetryMessages(span.Attributes())
 	}
 	if !ok {
-		return capture.TurnInput{}, false
+		return capture.TurnInput{}, false, nil
 	}
 	in.Messages = msgs
 	in.Source = capture.SourceOTLP
@@ -100,7 +103,7 @@ func SpanTurn(span ptrace.Span, resource pcommon.Map) (in capture.TurnInput, ok 
 	if len(meta) > 0 {
 		in.Metadata, _ = json.Marshal(meta)
 	}
-	return in, true
+	return in, true, nil
 }
 
 // usage is the span's token usage, nil when it gives none.

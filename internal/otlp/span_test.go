@@ -3,6 +3,7 @@ package otlp_test
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,6 +77,7 @@ func TestSpanTurn(t *testing.T) {
 		resource map[string]any
 		want     capture.TurnInput
 		ok       bool
+		err      string
 	}{
 		{name: "current semantic conventions", attrs: map[string]any{
 			"gen_ai.operation.name":      "chat",
@@ -172,6 +174,10 @@ func TestSpanTurn(t *testing.T) {
 			"gen_ai.prompt.2.content":                "rainy, 57°F",
 			"gen_ai.completion.0.content":            "It is rainy.",
 		}, ok: true, want: base(traceHex, "", "", "", tools, nil)},
+		{name: "current conventions that are not JSON", attrs: map[string]any{
+			"gen_ai.input.messages":  `[{"role":"user"`,
+			"gen_ai.output.messages": `[]`,
+		}, ok: true, err: "gen_ai.input.messages is not a JSON list"},
 		{name: "a span of no chat", attrs: map[string]any{"http.request.method": "GET", "gen_ai.operation.name": "execute_tool"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -183,9 +189,15 @@ func TestSpanTurn(t *testing.T) {
 			if c.resource != nil {
 				_ = res.FromRaw(c.resource)
 			}
-			got, ok := otlp.SpanTurn(s, res)
+			got, ok, err := otlp.SpanTurn(s, res)
 			if ok != c.ok {
 				t.Fatalf("ok = %v, want %v", ok, c.ok)
+			}
+			if c.err != "" || err != nil {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want %q", err, c.err)
+				}
+				return
 			}
 			if !ok {
 				return
