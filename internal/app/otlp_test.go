@@ -258,6 +258,13 @@ func TestOTLPTracesAndEvaluations(t *testing.T) {
 				t.Errorf("%s: scores %v, want %v", name, got, want)
 			}
 		}
+		series, _ := scrape(t, a.URL(), "")
+		for k, want := range map[string]float64{`hone_otlp_ignored_total{kind="span"}`: 8, `hone_otlp_ignored_total{kind="log_record"}`: 4,
+			`hone_turns_recorded_total{source="otlp"}`: 4} {
+			if series[k] != want {
+				t.Errorf("%s = %v, want %v", k, series[k], want)
+			}
+		}
 	})
 }
 

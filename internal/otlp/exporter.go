@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/honehq/hone"
@@ -63,12 +64,13 @@ type ExporterOptions struct {
 // retried with backoff, off the request path: Enqueue never blocks, and
 // what a full queue cannot take is dropped and counted.
 type Exporter struct {
-	o     ExporterOptions
-	url   string
-	queue chan *score.Score
-	stop  chan struct{}
-	done  chan struct{}
-	once  sync.Once
+	o       ExporterOptions
+	url     string
+	queue   chan *score.Score
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	started atomic.Bool
 }
 
 // ParseExportURL checks an export URL and returns the URL of its logs.
@@ -153,12 +155,19 @@ func (e *Exporter) Enqueue(scores []*score.Score) {
 }
 
 // Start sends in the background until Stop.
-func (e *Exporter) Start() { go e.run() }
+func (e *Exporter) Start() {
+	if e.started.CompareAndSwap(false, true) {
+		go e.run()
+	}
+}
 
-// Stop sends what is queued, giving it a few seconds, and stops.
+// Stop sends what is queued, giving it a few seconds, and stops; an
+// exporter never started just stops.
 func (e *Exporter) Stop() {
 	e.once.Do(func() { close(e.stop) })
-	<-e.done
+	if e.started.Load() {
+		<-e.done
+	}
 }
 
 // stopGrace bounds the last export Stop makes.

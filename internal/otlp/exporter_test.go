@@ -41,7 +41,8 @@ func (noSpans) TurnSpans(_ context.Context, _ []string) (map[string][2]string, e
 // TestExporterQueueRetriesAndStop: what a full queue cannot take is
 // dropped and counted, never waited for; an endpoint that keeps refusing
 // with 503 is retried and the batch counted failed; one that refuses
-// with 400 is not retried; Stop sends what is queued.
+// with 400 is not retried; Stop sends what is queued, and returns at once
+// for an exporter never started.
 func TestExporterQueueRetriesAndStop(t *testing.T) {
 	var status atomic.Int32
 	var requests, records atomic.Int32
@@ -106,5 +107,13 @@ func TestExporterQueueRetriesAndStop(t *testing.T) {
 	exp.Stop()
 	if c.get(otlp.ExportSent) != 2 || records.Load() != 2 {
 		t.Errorf("after Stop: sent %d, the endpoint got %d records, want 2", c.get(otlp.ExportSent), records.Load())
+	}
+	idle, _ := otlp.NewExporter(otlp.ExporterOptions{URL: srv.URL, Spans: noSpans{}})
+	stopped := make(chan struct{})
+	go func() { idle.Stop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(time.Second):
+		t.Fatal("Stop of an exporter never started blocks")
 	}
 }
