@@ -1,15 +1,11 @@
 package app_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,50 +62,6 @@ func benchSpans(b *testing.B, conversation func(j int) string, from, n int) []by
 	return body
 }
 
-// sendAll posts bodies of content type ct from len(bodies) concurrent
-// keep-alive clients and returns how long they took; every answer must be
-// 200 and pass check.
-func sendAll(b *testing.B, url, ct string, bodies [][][]byte, check func([]byte) error) time.Duration {
-	b.Helper()
-	clients := len(bodies)
-	transport := &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}
-	client := &http.Client{Transport: transport}
-	defer transport.CloseIdleConnections()
-	var failed atomic.Int64
-	var firstErr atomic.Value
-	start := time.Now()
-	var wg sync.WaitGroup
-	for c := range clients {
-		wg.Go(func() {
-			for _, body := range bodies[c] {
-				resp, err := client.Post(url, ct, bytes.NewReader(body))
-				if err != nil {
-					failed.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-					continue
-				}
-				answer, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					err = fmt.Errorf("status %d: %s", resp.StatusCode, answer)
-				} else if check != nil {
-					err = check(answer)
-				}
-				if err != nil {
-					failed.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-				}
-			}
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	if n := failed.Load(); n > 0 {
-		b.Fatalf("%d requests failed, the first: %v", n, firstErr.Load())
-	}
-	return elapsed
-}
-
 // BenchmarkOTLPIngest sends the same rich turns (a system prompt, the
 // user's message and the answer, model, usage, trace context) to one
 // server on SQLite from 4 concurrent clients two ways, in 10 paired rounds
@@ -157,9 +109,9 @@ func BenchmarkOTLPIngest(b *testing.B) {
 		var took [2]time.Duration
 		for k := range 2 {
 			if (k+r)%2 == 0 {
-				took[0] = sendAll(b, a.URL()+"/v1/traces", "application/x-protobuf", rd.otlp, otlpCheck)
+				took[0] = postAllAs(b, a.URL()+"/v1/traces", "application/x-protobuf", rd.otlp, http.StatusOK, otlpCheck)
 			} else {
-				took[1] = sendAll(b, a.URL()+api.Prefix+"/turns/batch", "application/json", rd.turns, batchCheck(batch))
+				took[1] = postAll(b, a.URL()+api.Prefix+"/turns/batch", rd.turns, http.StatusOK, batchCheck(batch))
 			}
 		}
 		elapsed[0] += took[0]

@@ -65,13 +65,7 @@ func TestNodeOTelSDKExportsToHone(t *testing.T) {
 				tu.UserMessage != "My employee didn't show up" || tu.Response != "Call them first." || tu.Usage == nil || tu.Usage.TotalTokens != 28 {
 				t.Errorf("turn %+v", tu)
 			}
-			req, _ := http.NewRequest("GET", a.URL()+"/api/v1/scores?turn_id="+tu.ID, nil)
-			req.Header.Set("Authorization", "Bearer "+token)
-			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer res.Body.Close()
+			code, body := raw(t, "GET", a.URL()+"/api/v1/scores?turn_id="+tu.ID, "", map[string]string{"Authorization": "Bearer " + token})
 			var page struct {
 				Scores []struct {
 					Config string `json:"config"`
@@ -80,8 +74,8 @@ func TestNodeOTelSDKExportsToHone(t *testing.T) {
 					Author string `json:"author"`
 				} `json:"scores"`
 			}
-			if err := json.NewDecoder(res.Body).Decode(&page); err != nil {
-				t.Fatal(err)
+			if err := json.Unmarshal([]byte(body), &page); code != http.StatusOK || err != nil {
+				t.Fatalf("scores: %d %s", code, body)
 			}
 			got := map[string]string{}
 			for _, s := range page.Scores {

@@ -244,13 +244,13 @@ func TestOTLPTracesAndEvaluations(t *testing.T) {
 			if lps.RejectedLogRecords() != 1 || !strings.Contains(lps.ErrorMessage(), "no turn was recorded") {
 				t.Errorf("%s: logs partial success %d %q, want the one of no turn rejected", name, lps.RejectedLogRecords(), lps.ErrorMessage())
 			}
-			code, out := get(t, a.URL()+"/api/v1/scores?turn_id="+tu.ID)
-			if code != http.StatusOK {
-				t.Fatalf("scores: %d %v", code, out)
+			code, out := raw(t, "GET", a.URL()+"/api/v1/scores?turn_id="+tu.ID, "", nil)
+			var page struct{ Scores []map[string]any }
+			if err := json.Unmarshal([]byte(out), &page); code != http.StatusOK || err != nil {
+				t.Fatalf("scores: %d %s", code, out)
 			}
 			got := map[string]string{}
-			for _, s := range out["scores"].([]any) {
-				s := s.(map[string]any)
+			for _, s := range page.Scores {
 				got[s["config"].(string)] = fmt.Sprintf("%v|%v|%v|%v", s["value"], s["source"], s["author"], s["comment"])
 			}
 			want := map[string]string{"relevance": "0.75|otlp|ragas|relevant\non topic", "tone": "warm|otlp|ragas|<nil>"}
@@ -266,21 +266,6 @@ func TestOTLPTracesAndEvaluations(t *testing.T) {
 			}
 		}
 	})
-}
-
-func get(t *testing.T, url string) (int, map[string]any) {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	data, _ := io.ReadAll(resp.Body)
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatalf("%s: %v in %q", url, err, data)
-	}
-	return resp.StatusCode, out
 }
 
 // TestOTLPTokenAndBodies: with an API token the OTLP endpoints take only
