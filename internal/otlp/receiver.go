@@ -32,6 +32,8 @@ type Counter interface {
 // Receiver records what applications export over OTLP: chat spans as
 // turns, evaluation events as scores.
 type Receiver struct {
+	// Recorder records the turns, Turns finds the turns evaluations
+	// judge, Scores records the evaluations.
 	Recorder *capture.Recorder
 	Turns    Turns
 	Scores   *score.Service
@@ -55,16 +57,13 @@ const maxReasons = 5
 func (o *Outcome) reject(what string, err error) {
 	o.Rejected++
 	if len(o.reasons) < maxReasons {
-		o.reasons = append(o.reasons, what+": "+errorText(err))
+		o.reasons = append(o.reasons, what+": "+hone.ErrorMessage(err))
 	}
 	o.Message = strings.Join(o.reasons, "; ")
 	if o.Rejected > len(o.reasons) {
 		o.Message += fmt.Sprintf(" (and %d more)", o.Rejected-len(o.reasons))
 	}
 }
-
-// errorText is an error's message as hone shows it.
-func errorText(err error) string { return hone.ErrorMessage(err) }
 
 // isUnavailable reports whether err is the database being unavailable:
 // the whole export is to be retried, nothing refused.
