@@ -182,8 +182,9 @@ func evaluation(sl plog.ScopeLogs, attrs map[string]any, trace, span int) {
 // TestOTLPTracesAndEvaluations: chat spans exported in protobuf and JSON,
 // gzipped or not, become turns (source otlp, trace context, model, usage,
 // latency), other spans are ignored, a span whose chat has no answer is
-// rejected the OTLP way; evaluation events linked by span or response id
-// become scores of those turns, and one of no turn is rejected.
+// rejected the OTLP way; evaluation events linked by span, by response id
+// or by another span of the trace become scores of those turns, and one of
+// no turn is rejected.
 func TestOTLPTracesAndEvaluations(t *testing.T) {
 	eachDatabaseConfig(t, func(t *testing.T, cfg config.Config) {
 		a := startWith(t, cfg)
@@ -235,6 +236,7 @@ func TestOTLPTracesAndEvaluations(t *testing.T) {
 			evaluation(sl, map[string]any{"gen_ai.evaluation.name": "tone", "gen_ai.evaluation.score.label": "warm",
 				"gen_ai.response.id": fmt.Sprintf("chatcmpl-%d-0", i)}, -1, 0)
 			evaluation(sl, map[string]any{"gen_ai.evaluation.name": "relevance", "gen_ai.evaluation.score.value": 0.1}, 99, 0)
+			evaluation(sl, map[string]any{"gen_ai.evaluation.name": "task_success", "gen_ai.evaluation.score.value": 1}, i, 7)
 			sl.LogRecords().AppendEmpty().Body().SetStr("an ordinary log line")
 			status, body = otlpSend(t, a.URL()+"/v1/logs", encodeLogs(t, ld, enc.json), enc.json, enc.zip, "")
 			if status != http.StatusOK {
@@ -253,7 +255,8 @@ func TestOTLPTracesAndEvaluations(t *testing.T) {
 			for _, s := range page.Scores {
 				got[s["config"].(string)] = fmt.Sprintf("%v|%v|%v|%v", s["value"], s["source"], s["author"], s["comment"])
 			}
-			want := map[string]string{"relevance": "0.75|otlp|ragas|relevant\non topic", "tone": "warm|otlp|ragas|<nil>"}
+			want := map[string]string{"relevance": "0.75|otlp|ragas|relevant\non topic", "tone": "warm|otlp|ragas|<nil>",
+				"task_success": "1|otlp|ragas|<nil>"}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("%s: scores %v, want %v", name, got, want)
 			}

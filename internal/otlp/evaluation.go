@@ -138,23 +138,25 @@ func (r *Receiver) scoreOf(ctx context.Context, ev Evaluation, configs map[strin
 }
 
 // turnOf finds the turn ev judges: by the log record's trace and span
-// ids, else by gen_ai.response.id.
+// ids, else by gen_ai.response.id, else by the record's trace alone (its
+// last turn: an evaluation of the trace's root span).
 func (r *Receiver) turnOf(ctx context.Context, ev Evaluation) (string, error) {
-	var err error
 	if ev.TraceID != "" && ev.SpanID != "" {
-		id, e := r.Turns.TurnBySpan(ctx, ev.TraceID, ev.SpanID)
-		if e == nil || hone.ErrorCode(e) != hone.ENOTFOUND {
-			return id, e
+		id, err := r.Turns.TurnBySpan(ctx, ev.TraceID, ev.SpanID)
+		if err == nil || hone.ErrorCode(err) != hone.ENOTFOUND {
+			return id, err
 		}
-		err = e
 	}
 	if ev.ResponseID != "" {
-		return r.Turns.TurnByResponseID(ctx, MetaResponseID, ev.ResponseID)
+		id, err := r.Turns.TurnByResponseID(ctx, MetaResponseID, ev.ResponseID)
+		if err == nil || hone.ErrorCode(err) != hone.ENOTFOUND || ev.TraceID == "" {
+			return id, err
+		}
 	}
-	if err == nil {
-		err = hone.FieldError("trace_id", "the record names no turn: give the trace and span ids of the span it evaluates, or %s", attrResponseID)
+	if ev.TraceID == "" {
+		return "", hone.FieldError("trace_id", "the record names no turn: give the trace and span ids of the span it evaluates, or %s", attrResponseID)
 	}
-	return "", err
+	return r.Turns.TurnByTrace(ctx, ev.TraceID)
 }
 
 // configFor returns the config named after the evaluation, adding it on

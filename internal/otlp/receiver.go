@@ -17,6 +17,9 @@ type Turns interface {
 	// TurnBySpan returns the id of the turn recorded for a span; an
 	// ENOTFOUND error when there is none.
 	TurnBySpan(ctx context.Context, traceID, spanID string) (string, error)
+	// TurnByTrace returns the id of the last turn recorded in a trace; an
+	// ENOTFOUND error when there is none.
+	TurnByTrace(ctx context.Context, traceID string) (string, error)
 	// TurnByResponseID returns the id of the turn whose metadata keeps
 	// responseID under key; an ENOTFOUND error when there is none.
 	TurnByResponseID(ctx context.Context, key, responseID string) (string, error)

@@ -17,6 +17,14 @@ func (cs *CaptureStore) TurnBySpan(ctx context.Context, traceID, spanID string) 
 		"span "+traceID+"/"+spanID, traceID, spanID)
 }
 
+// TurnByTrace returns the id of the last turn recorded in the trace
+// traceID, by the index turns_trace: what an evaluation of a span that is
+// not a turn's (the trace's root) judges.
+func (cs *CaptureStore) TurnByTrace(ctx context.Context, traceID string) (string, error) {
+	return cs.turnID(ctx, `SELECT t.id FROM turns t WHERE t.trace_id = ? ORDER BY t.created_at DESC, t.id DESC LIMIT 1`,
+		"trace "+traceID, traceID)
+}
+
 // TurnByResponseID returns the id of the turn whose metadata keeps the
 // model's response id under key (gen_ai.response.id): the latest, should
 // there be several. No index serves it; the span's ids are the fast link.

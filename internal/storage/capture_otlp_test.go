@@ -12,7 +12,7 @@ import (
 )
 
 // TestTurnLookupsOfOpenTelemetry: a turn is found by its trace and span
-// ids and by the response id its metadata keeps, and its spans are read
+// ids, by its trace alone, and by the response id its metadata keeps, and its spans are read
 // back; what names no turn is ENOTFOUND.
 func TestTurnLookupsOfOpenTelemetry(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
@@ -32,6 +32,12 @@ func TestTurnLookupsOfOpenTelemetry(t *testing.T) {
 		}
 		if id, err := cs.TurnByResponseID(ctx, "gen_ai.response.id", "chatcmpl-1"); err != nil || id != traced.ID {
 			t.Errorf("by response id: %q %v", id, err)
+		}
+		if id, err := cs.TurnByTrace(ctx, in.TraceID); err != nil || id != traced.ID {
+			t.Errorf("by trace: %q %v", id, err)
+		}
+		if _, err := cs.TurnByTrace(ctx, "4bf92f3577b34da6a3ce929d0e0e4737"); hone.ErrorCode(err) != hone.ENOTFOUND {
+			t.Errorf("another trace: %v", err)
 		}
 		if _, err := cs.TurnBySpan(ctx, in.TraceID, "00f067aa0ba902b8"); hone.ErrorCode(err) != hone.ENOTFOUND {
 			t.Errorf("another span: %v", err)
