@@ -53,6 +53,12 @@ func richBenchTurn(conversation string, i int) map[string]any {
 // returns how long they took; every answer must have the status want.
 func postAll(b *testing.B, url string, bodies [][][]byte, want int, check func([]byte) error) time.Duration {
 	b.Helper()
+	return postAllAs(b, url, "application/json", bodies, want, check)
+}
+
+// postAllAs is postAll of bodies of the content type ct.
+func postAllAs(b *testing.B, url, ct string, bodies [][][]byte, want int, check func([]byte) error) time.Duration {
+	b.Helper()
 	clients := len(bodies)
 	transport := &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}
 	client := &http.Client{Transport: transport}
@@ -64,7 +70,7 @@ func postAll(b *testing.B, url string, bodies [][][]byte, want int, check func([
 	for c := range clients {
 		wg.Go(func() {
 			for _, body := range bodies[c] {
-				resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+				resp, err := client.Post(url, ct, bytes.NewReader(body))
 				if err != nil {
 					failed.Add(1)
 					firstErr.CompareAndSwap(nil, err.Error())

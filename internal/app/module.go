@@ -78,6 +78,9 @@ type Core struct {
 	Auth     *auth.Auth
 	Links    *auth.Links
 	UI       *web.UI
+	// Hosts are the hosts hone answers to without an API token (DNS
+	// rebinding is refused); nil, with a token, allows every host.
+	Hosts *server.Hosts
 	// Telemetry are the metrics Prometheus reads at /metrics; a capability
 	// counts in them through its methods (the score capability's judgments
 	// with ScoresRecorded, its domain package taking it as an interface of

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/honehq/hone"
+	"github.com/honehq/hone/internal/otlp"
 	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/storage"
 	"github.com/spf13/cobra"
@@ -179,7 +180,7 @@ func newScoresExport(opts *options) *cobra.Command {
 	var format, output string
 	var q score.Query
 	cmd := &cobra.Command{
-		Use:   "export --format jsonl|csv [filters] [--output FILE]",
+		Use:   "export --format jsonl|csv|otlp-json [filters] [--output FILE]",
 		Short: "Export scores, one row each with its config's name and type and the turn's prompt version",
 		Long: `Export the scores, oldest first: JSONL (one object a line) or CSV (with a
 header), every column on every row, so that pandas (read_json(lines=True),
@@ -188,25 +189,36 @@ The columns: id, target (turn or trace), turn_id, workshop_id, trace_id,
 prompt_version, config, config_id, data_type, value, numeric_value (the
 number a value stands for: a boolean as 1 or 0, a category's number),
 comment, source, author, created_at. CSV cells a spreadsheet would run as a
-formula start with an apostrophe; JSONL is exact.`,
+formula start with an apostrophe; JSONL is exact. otlp-json writes
+OpenTelemetry gen_ai.evaluation.result log records, linked to the trace and
+span of the turn judged when it has them, one OTLP JSON export request a
+line (the OpenTelemetry Collector's file format).`,
 		Example: `  hone scores export --format jsonl > scores.jsonl
-  hone scores export --format csv --config thumbs --since 30d --output thumbs.csv`,
+  hone scores export --format csv --config thumbs --since 30d --output thumbs.csv
+  hone scores export --format otlp-json --source llm --output evaluations.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !slices.Contains(score.Formats, format) {
-				return hone.FieldError("format", "--format must be jsonl or csv, not %q", format)
+			if !slices.Contains(score.Formats, format) && format != otlp.FormatJSON {
+				return hone.FieldError("format", "--format must be jsonl, csv or %s, not %q", otlp.FormatJSON, format)
 			}
-			return opts.withScores(cmd, func(ctx context.Context, s *score.Service) error {
+			return opts.withDB(cmd.Context(), func(db *storage.DB) error {
+				ctx := cmd.Context()
+				s := score.NewService(db.Scores(), score.Options{Turns: db.Capture()})
 				f, err := s.Filter(ctx, q, time.Now())
 				if err != nil {
 					return err
+				}
+				if format == otlp.FormatJSON {
+					return writeExport(opts, func(w io.Writer) error {
+						return otlp.WriteScoresJSON(ctx, w, db.Capture(), func(fn func(*score.Score) error) error { return s.Each(ctx, f, fn) })
+					}, output)
 				}
 				return writeExport(opts, func(w io.Writer) error { return s.Export(ctx, f, format, w) }, output)
 			})
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&format, "format", score.FormatJSONL, "jsonl or csv")
+	fl.StringVar(&format, "format", score.FormatJSONL, "jsonl, csv or otlp-json")
 	fl.StringVarP(&output, "output", "o", "", "file to write (default: standard output)")
 	fl.StringVar(&q.TurnID, "turn", "", "the scores of this turn")
 	fl.StringVar(&q.WorkshopID, "workshop", "", "the scores of this workshop's traces")

@@ -48,7 +48,7 @@ func TestScoresCommands(t *testing.T) {
 		{[]string{"scores", "configs", "add", "x", "--type", "categorical", "--category", "a=b"}, `"b" is not a number`},
 		{[]string{"scores", "configs", "archive", "thumbs"}, "thumbs is never archived"},
 		{[]string{"scores", "configs", "archive", "nosuch"}, `no score config is named "nosuch"`},
-		{[]string{"scores", "export", "--format", "xml"}, "--format must be jsonl or csv"},
+		{[]string{"scores", "export", "--format", "xml"}, "--format must be jsonl, csv or otlp-json"},
 		{[]string{"scores", "export", "--since", "yesterday"}, "since must be"},
 	} {
 		if code, _, errOut := hone(tt.args...); code == 0 || !strings.Contains(errOut, tt.want) {

@@ -105,6 +105,13 @@ func (s *Service) Export(ctx context.Context, f Filter, format string, w io.Writ
 	return hone.FieldError("format", "format must be jsonl or csv, not %q", format)
 }
 
+// Each calls fn with every score f selects, oldest first, without limit
+// or offset: for exports in formats of other packages.
+func (s *Service) Each(ctx context.Context, f Filter, fn func(*Score) error) error {
+	f.Limit, f.Offset = 0, 0
+	return s.store.EachScore(ctx, f, fn)
+}
+
 // csvRecord is a score's CSV row.
 func csvRecord(sc *Score) []string {
 	value := ""

@@ -25,7 +25,14 @@ type Service struct {
 	store     Store
 	opts      Options
 	followers []Follower
+	committed []func([]*Score)
 }
+
+// OnCommit registers fn to be told of the scores recorded once their
+// transaction is committed (a score sent again under its id is not among
+// them): to pass them on outside hone. fn must not block. Register it
+// before the service is used.
+func (s *Service) OnCommit(fn func([]*Score)) { s.committed = append(s.committed, fn) }
 
 // Follow registers followers: each is told of the changes of the scores of
 // the configs it follows, in the transaction that makes them. Register
@@ -40,7 +47,7 @@ func (s *Service) Atomically(ctx context.Context, fn func(ctx context.Context) e
 	if err := s.store.Atomically(ctx, fn); err != nil {
 		return err
 	}
-	t.report(s.opts.Counter)
+	t.report(s)
 	return nil
 }
 
