@@ -2,12 +2,14 @@ package cli
 
 import (
 	"log/slog"
+	"os"
 
 	"github.com/honehq/hone/internal/app"
 	"github.com/spf13/cobra"
 )
 
 func newServe(opts *options) *cobra.Command {
+	var upstream string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the hone server: web UI, JSON API and chat",
@@ -24,6 +26,11 @@ unless --no-auth says the network is yours alone.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			log := slog.Default()
+			if upstream != "" {
+				if err := os.Setenv("HONE_UPSTREAM_URL", upstream); err != nil {
+					return err
+				}
+			}
 			a, err := app.Open(ctx, opts.cfg, log)
 			if err != nil {
 				return err
@@ -39,6 +46,7 @@ unless --no-auth says the network is yours alone.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.cfg.Addr, "addr", opts.cfg.Addr, "address to listen on (HONE_ADDR)")
+	cmd.Flags().StringVar(&upstream, "upstream", "", "serve a recording proxy to this OpenAI-compatible base URL at /v1 (HONE_UPSTREAM_URL)")
 	cmd.Flags().BoolVar(&opts.cfg.NoAuth, "no-auth", false, "serve an address other machines can reach without HONE_API_TOKEN")
 	cmd.Flags().StringVar(&opts.cfg.PublicURL, "public-url", opts.cfg.PublicURL, "URL users reach hone at, for download links (HONE_PUBLIC_URL)")
 	cmd.Flags().Int64Var(&opts.cfg.MaxBodyBytes, "max-body-bytes", opts.cfg.MaxBodyBytes, "largest request body accepted (HONE_MAX_BODY_BYTES)")
