@@ -92,14 +92,17 @@ func TestChatCommandsAnsweredByHone(t *testing.T) {
 
 	// After the correction, and after a 👎 whose next message is unrelated,
 	// messages go to the model again.
-	if res, _ := do(t, "POST", base+"/chat/completions", chatWith("And the notice period?", false), h); res.Header.Get(proxy.HeaderTurnID) == "" {
+	res, _ = do(t, "POST", base+"/chat/completions", chatWith("And the notice period?", false), h)
+	if res.Header.Get(proxy.HeaderTurnID) == "" {
 		t.Fatal("a message after the correction was not forwarded")
 	}
+	rec.wait(t, res.Header.Get(proxy.HeaderTurnID))
 	do(t, "POST", base+"/chat/completions", chatWith("👎", false), h)
-	if res, body := do(t, "POST", base+"/chat/completions", chatWith("What about holidays?", false), h); !strings.Contains(body, "What about holidays?") ||
-		res.Header.Get(proxy.HeaderTurnID) == "" {
+	res, body = do(t, "POST", base+"/chat/completions", chatWith("What about holidays?", false), h)
+	if !strings.Contains(body, "What about holidays?") || res.Header.Get(proxy.HeaderTurnID) == "" {
 		t.Fatalf("a message the correction dialogue let go: %s", body)
 	}
+	rec.wait(t, res.Header.Get(proxy.HeaderTurnID))
 	if n := len(fake.Requests()); n != 2 {
 		t.Fatalf("the upstream got %d calls, want 2", n)
 	}

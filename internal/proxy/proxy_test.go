@@ -26,6 +26,8 @@ type turns struct {
 	got  []capture.TurnInput
 	fail bool
 	gate chan struct{}
+	// held is told when a write waits at the gate.
+	held chan struct{}
 }
 
 func (f *turns) RecordBatch(ctx context.Context, ins []capture.TurnInput, _ string) ([]capture.TurnResult, error) {
@@ -33,6 +35,10 @@ func (f *turns) RecordBatch(ctx context.Context, ins []capture.TurnInput, _ stri
 	gate, fail := f.gate, f.fail
 	f.mu.Unlock()
 	if gate != nil {
+		select {
+		case f.held <- struct{}{}:
+		default:
+		}
 		<-gate
 	}
 	if fail {
@@ -477,22 +483,30 @@ func TestAuth(t *testing.T) {
 
 func TestRecordingNeverHoldsACall(t *testing.T) {
 	fake := llmtest.New(t)
-	rec := &turns{gate: make(chan struct{})}
+	rec := &turns{gate: make(chan struct{}), held: make(chan struct{}, 1)}
 	base, p := serve(t, fake.URL, rec, proxy.Options{QueueSize: 4})
+	open := sync.OnceFunc(func() {
+		rec.mu.Lock()
+		close(rec.gate)
+		rec.gate = nil
+		rec.mu.Unlock()
+	})
+	t.Cleanup(open)
+	do(t, "POST", base+"/chat/completions", chatBody, nil)
+	<-rec.held
 	for i := range 20 {
 		res, body := do(t, "POST", base+"/chat/completions", chatBody, nil)
 		if res.StatusCode != 200 || !strings.Contains(body, "How do I resign?") {
 			t.Fatalf("call %d with the database stuck: %d %s", i, res.StatusCode, body)
 		}
 	}
-	if p.Queue().Dropped(proxy.DropQueueFull) < 20-4-1 {
-		t.Fatalf("dropped %d of 20 with a queue of 4 and a stuck database", p.Queue().Dropped(proxy.DropQueueFull))
+	if n := p.Queue().Dropped(proxy.DropQueueFull); n != 20-4 {
+		t.Fatalf("dropped %d of 20 with a queue of 4 and a stuck database, want 16", n)
 	}
 	rec.mu.Lock()
 	rec.fail = true
-	close(rec.gate)
-	rec.gate = nil
 	rec.mu.Unlock()
+	open()
 	p.Queue().Flush(context.Background())
 	if p.Queue().Dropped(proxy.DropStore) == 0 {
 		t.Fatal("turns the database refused were not counted")

@@ -36,6 +36,10 @@ const DefaultQueueSize = 4096
 // maxBatch is the most turns one write records.
 const maxBatch = 256
 
+// lingerFor is how long the worker gathers turns into a batch before it
+// writes them: fewer, larger transactions for the database.
+const lingerFor = 20 * time.Millisecond
+
 // writeTimeout bounds one write of the recording queue.
 const writeTimeout = 30 * time.Second
 
@@ -149,15 +153,17 @@ func (q *Queue) run() {
 		select {
 		case it := <-q.ch:
 			take(it)
+			linger := time.NewTimer(lingerFor)
 		more:
-			for len(batch) < maxBatch {
+			for len(batch) < maxBatch && len(flushes) == 0 {
 				select {
 				case it := <-q.ch:
 					take(it)
-				default:
+				case <-linger.C:
 					break more
 				}
 			}
+			linger.Stop()
 		case <-q.quit:
 			for {
 				select {
