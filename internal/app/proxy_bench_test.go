@@ -23,9 +23,9 @@ const proxyBenchClients = 64
 // proxyBench is hone serving the recording proxy to an in-process fake
 // upstream, with a client for both.
 type proxyBench struct {
-	fake           *llmtest.Server
+	fake            *llmtest.Server
 	direct, proxied string
-	client         *http.Client
+	client          *http.Client
 }
 
 func newProxyBench(b *testing.B) *proxyBench {

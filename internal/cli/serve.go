@@ -21,7 +21,11 @@ the LLM under the --prompt files; without them it says what to set.
 With HONE_API_TOKEN set, the API wants it as a Bearer token and every page asks
 to sign in (with the token, or a link from hone login-link); /healthz stays open.
 hone refuses to serve an address other machines can reach without a token,
-unless --no-auth says the network is yours alone.`,
+unless --no-auth says the network is yours alone.
+
+With --upstream (HONE_UPSTREAM_URL) hone is also a recording proxy: an
+application that points its OpenAI base URL at hone's /v1 gets the upstream's
+answers, and each exchange is recorded as a turn.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()

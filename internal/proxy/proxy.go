@@ -181,9 +181,6 @@ func (p *Proxy) exchange(w http.ResponseWriter, r *http.Request) {
 	if x.parsed && p.command(w, r, x) {
 		return
 	}
-	if x.parsed {
-		w.Header().Set(HeaderTurnID, x.id)
-	}
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x)))
 }
 
@@ -239,9 +236,10 @@ func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
 // modifyResponse taps the upstream's answer to record it as it passes.
 func (p *Proxy) modifyResponse(res *http.Response) error {
 	x := exchangeOf(res.Request)
-	if x == nil {
+	if x == nil || (x.kind == kindResponses && res.StatusCode == http.StatusNotFound) {
 		return nil
 	}
+	res.Header.Set(HeaderTurnID, x.id)
 	x.status = res.StatusCode
 	res.Body = x.tap(p, res)
 	if x.stripUsage {
@@ -263,6 +261,7 @@ func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error)
 	if x := exchangeOf(r); x != nil {
 		x.status = status
 		p.finish(x, msg)
+		w.Header().Set(HeaderTurnID, x.id)
 	}
 	if r.Context().Err() != nil {
 		return

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/honehq/hone/internal/llm/llmtest"
 	"github.com/honehq/hone/internal/proxy"
 )
 
@@ -63,5 +64,20 @@ func TestResponsesForwardedAndRecorded(t *testing.T) {
 		if err := in.Validate(); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
+	}
+}
+
+func TestResponsesNotRecordedWhereTheUpstreamLacksThem(t *testing.T) {
+	fake := llmtest.New(t)
+	rec := &turns{}
+	base, _ := serve(t, fake.URL, rec, proxy.Options{})
+	res, body := do(t, "POST", base+"/responses", `{"model":"m","input":"hi"}`, nil)
+	if res.StatusCode != http.StatusNotFound || !strings.Contains(body, "Unknown request URL") || res.Header.Get(proxy.HeaderTurnID) != "" {
+		t.Fatalf("%d %q %s", res.StatusCode, res.Header.Get(proxy.HeaderTurnID), body)
+	}
+	res, _ = do(t, "POST", base+"/chat/completions", chatBody, nil)
+	rec.wait(t, res.Header.Get(proxy.HeaderTurnID))
+	if rec.count() != 1 {
+		t.Fatalf("recorded %d turns, want only the chat completion", rec.count())
 	}
 }
