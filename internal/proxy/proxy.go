@@ -255,7 +255,10 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg := http.StatusBadGateway, "hone could not reach the upstream: "+err.Error()
 	var ne net.Error
-	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+	switch {
+	case r.Context().Err() != nil:
+		status, msg = 499, "the caller went away before the upstream answered"
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
 		status, msg = http.StatusGatewayTimeout, "the upstream did not answer in time: "+err.Error()
 	}
 	if x := exchangeOf(r); x != nil {

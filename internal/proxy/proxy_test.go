@@ -517,3 +517,19 @@ func TestRecordingNeverHoldsACall(t *testing.T) {
 	res, _ := do(t, "POST", base+"/chat/completions", chatBody, nil)
 	rec.wait(t, res.Header.Get(proxy.HeaderTurnID))
 }
+
+func TestMessagesHoneCannotKeepLeaveTheExchange(t *testing.T) {
+	fake := llmtest.New(t)
+	fake.Push(llmtest.Text("It is sunny."))
+	rec := &turns{}
+	base, _ := serve(t, fake.URL, rec, proxy.Options{})
+	body := `{"model":"m","messages":[{"role":"user","content":"Weather?"},{"role":"function","name":"weather","content":"sunny"}]}`
+	res, _ := do(t, "POST", base+"/chat/completions", body, nil)
+	in := rec.wait(t, res.Header.Get(proxy.HeaderTurnID))
+	if in.Messages != nil || in.UserMessage != "Weather?" || in.Response != "It is sunny." || !strings.Contains(string(in.Metadata), "messages_dropped") {
+		t.Fatalf("recorded %+v %s", in, in.Metadata)
+	}
+	if err := in.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

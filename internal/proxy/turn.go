@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -107,7 +108,10 @@ func fit(in *capture.TurnInput) error {
 		return err
 	}
 	if in.UserMessage == "" {
-		in.UserMessage = cut(lastText(in.Messages, capture.RoleUser))
+		in.UserMessage = cut(cmp.Or(lastText(in.Messages, capture.RoleUser), "(no text)"))
+	}
+	if in.Response == "" {
+		in.Response = cut(cmp.Or(lastText(in.Messages[len(in.Messages)-1:], capture.RoleAssistant), "(empty answer)"))
 	}
 	in.Messages = nil
 	in.Metadata = with(in.Metadata, "messages_dropped", hone.ErrorMessage(err))
