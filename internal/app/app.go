@@ -180,7 +180,7 @@ func (a *App) watch() {
 // the faces, the navigation and the background work.
 func (a *App) openModules() error {
 	core := &Core{Config: a.Config, Log: a.Log, DB: a.DB, Chat: a.Chat, Turns: a.Turns, Scores: a.scores, LLM: a.LLM, LLMError: a.LLMError,
-		Auth: a.Auth, Links: a.Links, UI: a.UI, Telemetry: a.Telemetry, Getenv: os.Getenv,
+		Auth: a.Auth, Hosts: a.hosts, Links: a.Links, UI: a.UI, Telemetry: a.Telemetry, Getenv: os.Getenv,
 		Learning: a.Learning, Prompts: a.prompts}
 	nav := slices.Clone(web.DefaultNav)
 	at := slices.IndexFunc(nav, func(n web.NavItem) bool { return n.Path == "/quality" })

@@ -76,6 +76,7 @@ type Core struct {
 	LLM      *llm.Client
 	LLMError error
 	Auth     *auth.Auth
+	Hosts    *server.Hosts // the hosts hone answers to without an API token; nil, all of them, with one
 	Links    *auth.Links
 	UI       *web.UI
 	// Telemetry are the metrics Prometheus reads at /metrics; a capability

@@ -47,7 +47,7 @@ func openProxy(c *Core) (*Parts, error) {
 		}
 	}
 	p, err := proxy.New(proxy.Options{Upstream: u, UpstreamKey: strings.TrimSpace(c.Getenv("HONE_UPSTREAM_API_KEY")),
-		Auth: c.Auth, Keys: keys, Turns: c.Turns.From(capture.SourceProxy), QueueSize: size, Router: c.Chat,
+		Auth: c.Auth, Hosts: c.Hosts, Keys: keys, Turns: c.Turns.From(capture.SourceProxy), QueueSize: size, Router: c.Chat,
 		CorrectionTimeout: c.Config.Learn.CorrectionTimeout, Log: c.Log})
 	if err != nil {
 		return nil, err

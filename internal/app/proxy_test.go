@@ -214,3 +214,34 @@ func conversationOf(t *testing.T, a *app.App, id string) string {
 	t.Fatalf("turn %s was not recorded", id)
 	return ""
 }
+
+// TestProxyRefusesOtherHostsWithoutToken: without HONE_API_TOKEN, a page
+// of another site that had its name resolve to hone (DNS rebinding) cannot
+// spend the upstream key through the proxy.
+func TestProxyRefusesOtherHostsWithoutToken(t *testing.T) {
+	fake := llmtest.New(t)
+	t.Setenv("HONE_UPSTREAM_API_KEY", "sk-upstream")
+	a := startProxy(t, fake.URL, config.Config{})
+	for _, host := range []string{"evil.example", ""} {
+		req, _ := http.NewRequest("POST", a.URL()+"/v1/chat/completions",
+			strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
+		if host != "" {
+			req.Host = host
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		want := http.StatusOK
+		if host != "" {
+			want = http.StatusForbidden
+		}
+		if res.StatusCode != want {
+			t.Fatalf("Host %q: %d, want %d", host, res.StatusCode, want)
+		}
+	}
+	if n := len(fake.Requests()); n != 1 {
+		t.Fatalf("the upstream got %d calls, want the one from localhost", n)
+	}
+}

@@ -47,6 +47,11 @@ type TokenChecker interface {
 	CheckToken(token string) bool
 }
 
+// HostChecker tells the hosts hone answers to: server.Hosts.
+type HostChecker interface {
+	Allow(host string) bool
+}
+
 // Router answers hone's chat commands: chat.Router.
 type Router interface {
 	IsCommand(text string) bool
@@ -64,6 +69,9 @@ type Options struct {
 	// Keys as the caller's bearer token.
 	Auth TokenChecker
 	Keys []string
+	// Hosts, when set, refuses a request to a host hone does not answer to
+	// (a page of another site that had its name resolve to hone).
+	Hosts HostChecker
 	// Turns records the exchanges; Queue bounds how many wait.
 	Turns     BatchRecorder
 	QueueSize int
@@ -123,6 +131,11 @@ func (p *Proxy) Queue() *Queue { return p.queue }
 
 // ServeHTTP serves the proxy's routes.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p.opts.Hosts != nil && !p.opts.Hosts.Allow(r.Host) {
+		writeError(w, http.StatusForbidden, "host_not_allowed", "hone does not answer to the host "+strconv.Quote(r.Host)+
+			": without HONE_API_TOKEN it answers only to localhost, the addresses it listens on and the host of HONE_PUBLIC_URL")
+		return
+	}
 	if !p.allowed(r) {
 		writeError(w, http.StatusUnauthorized, "invalid_api_key",
 			"hone wants its API token or one of its proxy keys (HONE_PROXY_KEYS) as the bearer token")
@@ -284,7 +297,7 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 // bufferPool lends the reverse proxy its copy buffers.
 type bufferPool struct{}
 
-var buffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+var buffers = sync.Pool{New: func() any { b := make([]byte, 8<<10); return &b }}
 
 func (bufferPool) Get() []byte  { return *(buffers.Get().(*[]byte)) }
 func (bufferPool) Put(b []byte) { buffers.Put(&b) }
