@@ -23,6 +23,8 @@ const proxyBenchClients = 64
 // proxyBench is hone serving the recording proxy to an in-process fake
 // upstream, with a client for both.
 type proxyBench struct {
+	// clients is how many clients call at once (proxyBenchClients).
+	clients         int
 	fake            *llmtest.Server
 	direct, proxied string
 	client          *http.Client
@@ -32,7 +34,7 @@ func newProxyBench(b *testing.B) *proxyBench {
 	fake := llmtest.New(b)
 	b.Setenv("HONE_UPSTREAM_URL", fake.URL)
 	a := startWithTB(b, config.Config{DataDir: b.TempDir()})
-	return &proxyBench{fake: fake, direct: fake.URL + "/chat/completions", proxied: a.URL() + "/v1/chat/completions",
+	return &proxyBench{clients: proxyBenchClients, fake: fake, direct: fake.URL + "/chat/completions", proxied: a.URL() + "/v1/chat/completions",
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * proxyBenchClients}}}
 }
 
@@ -50,7 +52,7 @@ func (pb *proxyBench) run(b *testing.B, url string, n int, stream bool, rate int
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	began := time.Now()
-	for range proxyBenchClients {
+	for range pb.clients {
 		wg.Go(func() {
 			one := make([]byte, 1)
 			for {
@@ -122,7 +124,9 @@ func percentile(ds []time.Duration, p float64) float64 {
 // paces the 64 clients to 500 requests a second together, as a gateway's
 // overhead is quoted at a load it sustains; "saturated" lets every client
 // send as fast as it can, so that on a small machine the figures are
-// mostly queueing behind the CPU the proxy and its recording take. Beside
+// mostly queueing behind the CPU the proxy and its recording take;
+// "one-client" sends 2,000 (and 400 streams) from one client, one at a
+// time, for the proxy's own latency without queueing. Beside
 // the times, the process's CPU time the proxy adds per request and per
 // stream (its HTTP hop, its parsing and the turn's recording), which a
 // machine shared with other work does not blur.
@@ -131,12 +135,14 @@ func BenchmarkProxyOverhead(b *testing.B) {
 	pb.run(b, pb.direct, 500, false, 0)
 	pb.run(b, pb.proxied, 500, false, 0)
 	for _, c := range []struct {
-		name string
-		rate int
-	}{{"rate=500", 500}, {"saturated", 0}} {
+		name          string
+		rate, clients int
+		n             int
+	}{{"rate=500", 500, proxyBenchClients, 10000}, {"saturated", 0, proxyBenchClients, 10000}, {"one-client", 0, 1, 2000}} {
 		b.Run(c.name, func(b *testing.B) {
+			pb.clients = c.clients
 			for range b.N {
-				direct, proxied, dCPU, pCPU := pb.compare(b, 10000, false, c.rate)
+				direct, proxied, dCPU, pCPU := pb.compare(b, c.n, false, c.rate)
 				b.ReportMetric(float64(pCPU-dCPU)/1e3, "added-cpu-µs/req")
 				d50, p50 := percentile(direct, 0.5), percentile(proxied, 0.5)
 				d99, p99 := percentile(direct, 0.99), percentile(proxied, 0.99)
@@ -146,7 +152,7 @@ func BenchmarkProxyOverhead(b *testing.B) {
 				b.ReportMetric(d99, "direct-p99-µs")
 				b.ReportMetric(p99, "proxy-p99-µs")
 				b.ReportMetric(p99-d99, "added-p99-µs")
-				direct, proxied, dCPU, pCPU = pb.compare(b, 2000, true, c.rate)
+				direct, proxied, dCPU, pCPU = pb.compare(b, c.n/5, true, c.rate)
 				b.ReportMetric(float64(pCPU-dCPU)/1e3, "added-cpu-µs/stream")
 				b.ReportMetric(percentile(proxied, 0.5)-percentile(direct, 0.5), "added-ttfb-p50-µs")
 				b.ReportMetric(percentile(proxied, 0.99)-percentile(direct, 0.99), "added-ttfb-p99-µs")
