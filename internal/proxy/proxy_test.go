@@ -533,3 +533,23 @@ func TestMessagesHoneCannotKeepLeaveTheExchange(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestCallerTimeoutRecordedAsFailed(t *testing.T) {
+	fake := llmtest.New(t)
+	fake.Push(llmtest.Reply{Content: "late", Delay: 5 * time.Second})
+	rec := &turns{}
+	base, _ := serve(t, fake.URL, rec, proxy.Options{})
+	client := &http.Client{Timeout: 200 * time.Millisecond}
+	if _, err := client.Post(base+"/chat/completions", "application/json", strings.NewReader(chatBody)); err == nil {
+		t.Fatal("the call did not time out")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for rec.count() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.got) != 1 || !strings.Contains(rec.got[0].Response, "the caller went away") || !strings.Contains(string(rec.got[0].Metadata), `"failed":true`) {
+		t.Fatalf("recorded %+v", rec.got)
+	}
+}
