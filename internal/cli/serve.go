@@ -2,12 +2,14 @@ package cli
 
 import (
 	"log/slog"
+	"os"
 
 	"github.com/honehq/hone/internal/app"
 	"github.com/spf13/cobra"
 )
 
 func newServe(opts *options) *cobra.Command {
+	var upstream string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the hone server: web UI, JSON API and chat",
@@ -19,11 +21,20 @@ the LLM under the --prompt files; without them it says what to set.
 With HONE_API_TOKEN set, the API wants it as a Bearer token and every page asks
 to sign in (with the token, or a link from hone login-link); /healthz stays open.
 hone refuses to serve an address other machines can reach without a token,
-unless --no-auth says the network is yours alone.`,
+unless --no-auth says the network is yours alone.
+
+With --upstream (HONE_UPSTREAM_URL) hone is also a recording proxy: an
+application that points its OpenAI base URL at hone's /v1 gets the upstream's
+answers, and each exchange is recorded as a turn.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			log := slog.Default()
+			if upstream != "" {
+				if err := os.Setenv("HONE_UPSTREAM_URL", upstream); err != nil {
+					return err
+				}
+			}
 			a, err := app.Open(ctx, opts.cfg, log)
 			if err != nil {
 				return err
@@ -39,6 +50,7 @@ unless --no-auth says the network is yours alone.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.cfg.Addr, "addr", opts.cfg.Addr, "address to listen on (HONE_ADDR)")
+	cmd.Flags().StringVar(&upstream, "upstream", "", "serve a recording proxy to this OpenAI-compatible base URL at /v1 (HONE_UPSTREAM_URL)")
 	cmd.Flags().BoolVar(&opts.cfg.NoAuth, "no-auth", false, "serve an address other machines can reach without HONE_API_TOKEN")
 	cmd.Flags().StringVar(&opts.cfg.PublicURL, "public-url", opts.cfg.PublicURL, "URL users reach hone at, for download links (HONE_PUBLIC_URL)")
 	cmd.Flags().Int64Var(&opts.cfg.MaxBodyBytes, "max-body-bytes", opts.cfg.MaxBodyBytes, "largest request body accepted (HONE_MAX_BODY_BYTES)")
