@@ -148,7 +148,22 @@ func TestTuningSessionOnTeams(t *testing.T) {
 		"conversation": map[string]any{"id": "a:conv-meg", "conversationType": "personal"},
 		"value": map[string]any{"actionName": "feedback",
 			"actionValue": map[string]any{"reaction": "dislike", "feedback": `{"feedbackText":"Cite the HR portal."}`}}})
-	post(string(feedback))
+	// The adapter learns which turn an answer is once the connector has
+	// answered its post, a moment after the connector saw it: a 👎 sent
+	// in that moment is answered with a note and recorded nowhere, so it
+	// is sent again.
+	for try := 0; ; try++ {
+		post(string(feedback))
+		thanks, _ := conn.message(t)
+		text := fmt.Sprint(thanks["text"])
+		if strings.Contains(text, "Cite the HR portal.") {
+			break
+		}
+		if !strings.Contains(text, "no longer knows which answer") || try == 50 {
+			t.Fatalf("the 👎 with its text was answered %v", text)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	var corrections struct {
 		Corrections []struct {
 			Text        string `json:"correction_text"`
@@ -164,9 +179,6 @@ func TestTuningSessionOnTeams(t *testing.T) {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
-	}
-	if thanks, _ := conn.message(t); !strings.Contains(fmt.Sprint(thanks["text"]), "Cite the HR portal.") {
-		t.Fatalf("the 👎 with its text was answered %v", thanks["text"])
 	}
 	if len(corrections.Corrections) != 1 || corrections.Corrections[0].Text != "Cite the HR portal." ||
 		corrections.Corrections[0].TesterID != "teams:meg" || corrections.Corrections[0].UserMessage != "What is the notice period?" {
