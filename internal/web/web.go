@@ -187,6 +187,8 @@ func (u *UI) funcs() template.FuncMap {
 		"statusLabel":      statusLabel,
 		"sub100":           func(p float64) float64 { return 100 - p },
 		"list":             func(v ...any) []any { return v },
+		"judgeValue":       tuning.FormatValue,
+		"fnum":             func(f *float64) string { return tuning.FormatValue(*f) },
 	}
 }
 
