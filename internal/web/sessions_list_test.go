@@ -156,7 +156,8 @@ func TestBrowserSessionListAndReview(t *testing.T) {
 	b.Type(`#turn-2 .review-rating textarea[name="correction"]`, "Shorter, with the policy name.")
 	b.ClickNavigate(`#turn-2 .review-rating .rate-down`)
 	got := b.Texts("#turn-2 .judgments li .what")
-	if !slices.Equal(got, []string{"clarity 5", "👎", "Correction"}) {
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"Correction", "clarity 5", "👎"}) {
 		t.Errorf("turn 2's judgments read %q", got)
 	}
 	if notes := b.Texts("#turn-2 .notes li"); len(notes) != 3 || notes[2] != "Too long" {
