@@ -516,7 +516,7 @@ func TestMessages(t *testing.T) {
 				t.Fatalf("!print CSV has %d rows, want %d: %q", len(rows), len(want), rows)
 			}
 			for i, row := range rows {
-				if len(row) != 9 || !slices.Equal(row[:8], want[i]) {
+				if len(row) != 12 || !slices.Equal(row[:8], want[i]) {
 					t.Errorf("CSV row %d = %q, want %q and a timestamp", i, row, want[i])
 				}
 			}
@@ -810,7 +810,8 @@ func TestSessionsEndpoints(t *testing.T) {
 		s.postTurn(map[string]any{"conversation_id": "b1", "tester_id": "bob", "user_message": "line 1\nline 2, \"quoted\"", "response": "ok"})
 		rows := parseCSV(t, s.exportCSV(id))
 		want := [][]string{
-			{"Turn", "User Message", "Bot Response", "Improvement Notes", "Category", "Objective Score", "Subjective Score", "Overall Score", "Timestamp"},
+			{"Turn", "User Message", "Bot Response", "Improvement Notes", "Category", "Objective Score", "Subjective Score", "Overall Score", "Timestamp",
+				"Ratings", "Scores", "Corrections"},
 			{"1", "q", "r", "first note", "", "0.20", "", ""},
 			{"1", "q", "r", "second note", "action", "0.20", "", ""},
 			{"2", "line 1\nline 2, \"quoted\"", "ok", "", "", "0.20", "", ""},
@@ -819,7 +820,7 @@ func TestSessionsEndpoints(t *testing.T) {
 			t.Fatalf("export.csv has rows %q, want %d", rows, len(want))
 		}
 		for i, row := range rows {
-			if len(row) != 9 || !slices.Equal(row[:len(want[i])], want[i]) {
+			if len(row) != 12 || !slices.Equal(row[:len(want[i])], want[i]) {
 				t.Errorf("export.csv row %d = %q, want %q", i, row, want[i])
 			}
 			if _, err := time.Parse(time.RFC3339, row[8]); i > 0 && err != nil {

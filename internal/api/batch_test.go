@@ -357,7 +357,7 @@ func TestRichTurnsAreReadBack(t *testing.T) {
 			}
 		}
 		rows := parseCSV(t, s.exportCSV(one.SessionID))
-		if len(rows) != 5 || strings.Join(rows[0], "|") != "Turn|User Message|Bot Response|Improvement Notes|Category|Objective Score|Subjective Score|Overall Score|Timestamp" ||
+		if len(rows) != 5 || strings.Join(rows[0], "|") != "Turn|User Message|Bot Response|Improvement Notes|Category|Objective Score|Subjective Score|Overall Score|Timestamp|Ratings|Scores|Corrections" ||
 			rows[1][1] != "My employee didn't show up" || rows[1][2] != "Call the employee first." {
 			t.Errorf("CSV: %q", rows)
 		}

@@ -72,6 +72,7 @@ var chatSchemas = []openapi.Component{
 	openapi.Of[tuning.ExportedSession]("ExportedSession", reply),
 	openapi.Of[tuning.Turn]("Turn", reply, turnSchema),
 	openapi.Of[tuning.Improvement]("Improvement", reply),
+	openapi.Of[tuning.Judgment]("Judgment", reply),
 	openapi.Of[SessionList]("SessionList", reply),
 	openapi.Of[tuning.SessionExport]("SessionExport", reply),
 }

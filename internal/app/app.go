@@ -135,12 +135,14 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, m *telemetry
 		Threshold: cfg.Learn.Threshold, CorrectionTimeout: cfg.Learn.CorrectionTimeout, PerTester: cfg.Learn.PerTester,
 		Base: a.basePrompt, Protected: protectedFile(cfg.Learn.Protected), Scores: a.scores})
 	a.scores.Follow(a.Scoring, a.Learning, a.Workshops)
+	a.Tuning.ReadJudgments(sessionJudgments{scores: a.scores, learning: a.Learning})
 	a.Learning.Register(a.Chat)
 	a.API = &api.API{Turns: a.Turns, Sessions: db.Capture(), Chat: a.Chat, Tuning: a.Tuning, Scoring: a.Scoring,
 		LLMCalls: db.LLMCalls(), Workshops: a.Workshops, Learning: a.Learning, Prompts: a.Prompts, Auth: a.Auth,
 		MaxBodyBytes: cfg.MaxBodyBytes, Hosts: a.hosts, Logger: log}
 	if a.UI, err = web.New(&web.UI{Sessions: db.Capture(), Turns: a.Turns, Chat: a.Chat, Tuning: a.Tuning,
-		Scoring: a.Scoring, Workshops: a.Workshops, Learning: a.Learning, Auth: a.Auth, Health: db.CheckWrite,
+		Scoring: a.Scoring, Workshops: a.Workshops, Learning: a.Learning, Scores: a.scores, Prompts: a.Prompts,
+		Auth: a.Auth, Health: db.CheckWrite,
 		Hosts: a.hosts, Logger: log}); err != nil {
 		db.Close()
 		return nil, err

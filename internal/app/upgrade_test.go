@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -419,7 +420,7 @@ func withoutNow(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			if k == "since" || k == "duration_seconds" && x["session_end"] == nil {
+			if k == "since" || k == "duration_seconds" && x["session_end"] == nil || k == "judgments" {
 				continue
 			}
 			out[k] = withoutNow(e)
@@ -431,8 +432,30 @@ func withoutNow(v any) any {
 			out[i] = withoutNow(e)
 		}
 		return out
+	case string:
+		return withoutJudgmentColumns(x)
 	}
 	return v
+}
+
+// withoutJudgmentColumns is a session's CSV export without the judgment
+// columns this release adds after the spec's (the previous release had
+// none; checkJudgments checks the judgments).
+func withoutJudgmentColumns(s string) string {
+	if !strings.HasPrefix(s, "Turn,") {
+		return s
+	}
+	rows, err := csv.NewReader(strings.NewReader(s)).ReadAll()
+	if err != nil || len(rows) == 0 || !slices.Equal(rows[0][len(rows[0])-len(tuning.JudgmentColumns):], tuning.JudgmentColumns) {
+		return s
+	}
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	for _, r := range rows {
+		_ = w.Write(r[:len(r)-len(tuning.JudgmentColumns)])
+	}
+	w.Flush()
+	return b.String()
 }
 
 func mapsKeys(m map[string]any) func(func(string) bool) {

@@ -94,6 +94,9 @@ type Store interface {
 	// Corrections lists corrections oldest first with their turns; only
 	// the unprocessed ones when pending is set.
 	Corrections(ctx context.Context, pending bool, limit int) ([]*Correction, error)
+	// SessionCorrections lists the corrections of the turns of a session,
+	// oldest first, with their turns.
+	SessionCorrections(ctx context.Context, sessionID string) ([]*Correction, error)
 	// CorrectionsByID returns the corrections with the ids, with their turns.
 	CorrectionsByID(ctx context.Context, ids []string) ([]*Correction, error)
 

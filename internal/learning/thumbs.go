@@ -108,6 +108,12 @@ func (s *Service) PendingCorrections(ctx context.Context, limit int) ([]*Correct
 	return s.store.Corrections(ctx, true, clampLimit(limit))
 }
 
+// SessionCorrections lists the corrections given on the turns of a
+// session, oldest first: the session page and its exports show them.
+func (s *Service) SessionCorrections(ctx context.Context, sessionID string) ([]*Correction, error) {
+	return s.store.SessionCorrections(ctx, sessionID)
+}
+
 // clampLimit is limit within 1 to MaxList, MaxList for 0.
 func clampLimit(limit int) int {
 	if limit <= 0 || limit > MaxList {

@@ -109,3 +109,14 @@ func (s *Service) List(ctx context.Context, q Query, now time.Time) (*Page, erro
 	}
 	return p, nil
 }
+
+// OfSession returns every score of the turns of a captured session, oldest
+// first: what the session page and its exports show.
+func (s *Service) OfSession(ctx context.Context, sessionID string) ([]*Score, error) {
+	var out []*Score
+	err := s.store.EachScore(ctx, Filter{SessionID: sessionID, Nothing: !storable(sessionID)}, func(sc *Score) error {
+		out = append(out, sc)
+		return nil
+	})
+	return out, err
+}

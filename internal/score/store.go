@@ -7,7 +7,9 @@ import (
 
 // Filter selects scores; empty fields match all.
 type Filter struct {
-	TurnID     string
+	TurnID string
+	// SessionID selects the scores of the turns of a captured session.
+	SessionID  string
 	WorkshopID string
 	TraceID    string
 	// ConfigIDs are the configs' ids; nil matches every config.

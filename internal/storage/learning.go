@@ -339,6 +339,16 @@ func (ls *LearningStore) Corrections(ctx context.Context, pending bool, limit in
 	return collect(rows, err, "corrections", scanCorrection)
 }
 
+// SessionCorrections lists the corrections of the turns of a session,
+// oldest first.
+func (ls *LearningStore) SessionCorrections(ctx context.Context, sessionID string) ([]*learning.Correction, error) {
+	ctx, cancel := ls.db.limit(ctx)
+	defer cancel()
+	rows, err := ls.db.query(ctx, `SELECT `+ls.correctionColumns()+correctionJoins+` WHERE t.session_id = ?
+		ORDER BY c.created_at, c.id`, sessionID)
+	return collect(rows, err, "corrections of a session", scanCorrection)
+}
+
 // CorrectionsByID returns the corrections with the ids, oldest first.
 func (ls *LearningStore) CorrectionsByID(ctx context.Context, ids []string) ([]*learning.Correction, error) {
 	out := []*learning.Correction{}

@@ -295,6 +295,9 @@ func (ss *ScoreStore) where(f score.Filter) (string, []any) {
 	if f.TurnID != "" {
 		add("s.turn_id = ?", f.TurnID)
 	}
+	if f.SessionID != "" {
+		add("s.turn_id IN (SELECT id FROM turns WHERE session_id = ?)", f.SessionID)
+	}
 	if f.WorkshopID != "" {
 		add("s.workshop_id = ?", f.WorkshopID)
 	}

@@ -35,24 +35,50 @@ func (ts *TuningStore) AddImprovement(ctx context.Context, conversationID, categ
 		} else if err != nil {
 			return fmt.Errorf("find latest turn: %w", err)
 		}
-		var cat any
-		if category != "" {
-			cat = category
-		}
-		if _, err := tx.exec(ctx, `INSERT INTO improvements (id, turn_id, session_id, improvement_note, category, created_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, imp.ID, imp.TurnID, imp.SessionID, imp.Note, cat, imp.Timestamp); err != nil {
-			return fmt.Errorf("insert improvement: %w", err)
-		}
-		if _, err := tx.exec(ctx, `UPDATE sessions SET total_improvements = total_improvements + 1 WHERE id = ?`,
-			imp.SessionID); err != nil {
-			return fmt.Errorf("count improvement: %w", err)
-		}
-		return nil
+		return insertImprovement(ctx, tx, imp)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return imp, nil
+}
+
+// AddTurnImprovement attaches a note to a turn by id.
+func (ts *TuningStore) AddTurnImprovement(ctx context.Context, turnID, category, note string) (*tuning.Improvement, error) {
+	ctx, cancel := ts.db.limit(ctx)
+	defer cancel()
+	imp := &tuning.Improvement{ID: hone.NewID(turnIDLength), TurnID: turnID, Note: hone.CleanText(note), Category: category}
+	err := ts.db.update(ctx, func(tx *Tx) error {
+		imp.Timestamp = tx.now
+		err := tx.queryRow(ctx, `SELECT session_id FROM turns WHERE id = ?`, turnID).Scan(&imp.SessionID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return &hone.Error{Code: hone.ENOTFOUND, Field: "turn_id", Message: "turn " + turnID + " not found"}
+		} else if err != nil {
+			return fmt.Errorf("find turn: %w", err)
+		}
+		return insertImprovement(ctx, tx, imp)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return imp, nil
+}
+
+// insertImprovement stores imp and counts it in its session's total.
+func insertImprovement(ctx context.Context, tx *Tx, imp *tuning.Improvement) error {
+	var cat any
+	if imp.Category != "" {
+		cat = imp.Category
+	}
+	if _, err := tx.exec(ctx, `INSERT INTO improvements (id, turn_id, session_id, improvement_note, category, created_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, imp.ID, imp.TurnID, imp.SessionID, imp.Note, cat, imp.Timestamp); err != nil {
+		return fmt.Errorf("insert improvement: %w", err)
+	}
+	if _, err := tx.exec(ctx, `UPDATE sessions SET total_improvements = total_improvements + 1 WHERE id = ?`,
+		imp.SessionID); err != nil {
+		return fmt.Errorf("count improvement: %w", err)
+	}
+	return nil
 }
 
 // EachTurn streams a session's turns with their improvements, in order.

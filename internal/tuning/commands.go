@@ -60,13 +60,21 @@ const printFooter = "\n**Copy the CSV above and paste into Claude Web Code to tu
 
 func (s *Service) print(ctx context.Context, m chat.Message, _ string) (chat.Reply, error) {
 	return s.export(ctx, m, "csv", func(sess *capture.Session, buf *limitedBuffer) error {
-		return WriteCSV(ctx, buf, s.store, sess, s.opts.AppName)
+		judged, err := s.judged(ctx, sess.ID)
+		if err != nil {
+			return err
+		}
+		return writeCSV(ctx, buf, s.store, sess, s.opts.AppName, judged)
 	}, printFooter)
 }
 
 func (s *Service) exportJSON(ctx context.Context, m chat.Message, _ string) (chat.Reply, error) {
 	return s.export(ctx, m, "json", func(sess *capture.Session, buf *limitedBuffer) error {
-		return WriteJSON(ctx, buf, s.store, sess, s.opts.Now())
+		judged, err := s.judged(ctx, sess.ID)
+		if err != nil {
+			return err
+		}
+		return writeJSON(ctx, buf, s.store, sess, s.opts.Now(), judged)
 	}, "")
 }
 

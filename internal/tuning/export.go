@@ -49,8 +49,17 @@ const flushEvery = 256
 // spreadsheet would take for a formula starts with an apostrophe
 // (hone.SpreadsheetSafe); the JSON export keeps every text exact.
 func WriteCSV(ctx context.Context, w io.Writer, store Store, s *capture.Session, appName string) error {
+	return writeCSV(ctx, w, store, s, appName, nil)
+}
+
+// writeCSV is WriteCSV; with judged (judgments by turn id) not nil, the
+// JudgmentColumns follow the spec's.
+func writeCSV(ctx context.Context, w io.Writer, store Store, s *capture.Session, appName string, judged map[string][]Judgment) error {
 	cw := csv.NewWriter(w)
 	header := CSVHeader(appName)
+	if judged != nil {
+		header = append(header, JudgmentColumns...)
+	}
 	for i := range header {
 		header[i] = hone.SpreadsheetSafe(header[i])
 	}
@@ -58,8 +67,13 @@ func WriteCSV(ctx context.Context, w io.Writer, store Store, s *capture.Session,
 		return err
 	}
 	n := 0
-	row := make([]string, 9)
+	row := make([]string, len(header))
 	err := store.EachTurn(ctx, s.ID, func(t *Turn) error {
+		if judged != nil {
+			for i, c := range judgmentCells(judged[t.ID]) {
+				row[9+i] = hone.SpreadsheetSafe(hone.CleanText(c))
+			}
+		}
 		row[0] = strconv.Itoa(t.Number)
 		row[1] = hone.SpreadsheetSafe(hone.CleanText(t.UserMessage))
 		row[2] = hone.SpreadsheetSafe(hone.CleanText(t.Response))
@@ -103,6 +117,12 @@ type jsonSession struct {
 // one JSON object, {"session": {...}, "turns": [...]}, streamed turn by turn.
 // The JSON is valid UTF-8 whatever the database holds.
 func WriteJSON(ctx context.Context, w io.Writer, store Store, s *capture.Session, now time.Time) error {
+	return writeJSON(ctx, w, store, s, now, nil)
+}
+
+// writeJSON is WriteJSON; with judged (judgments by turn id) not nil, each
+// turn carries its judgments.
+func writeJSON(ctx context.Context, w io.Writer, store Store, s *capture.Session, now time.Time, judged map[string][]Judgment) error {
 	head, err := json.Marshal(jsonSession{Session: s, DurationSeconds: s.Duration(now).Seconds()})
 	if err != nil {
 		return err
@@ -123,6 +143,11 @@ func WriteJSON(ctx context.Context, w io.Writer, store Store, s *capture.Session
 		}
 		if t.Scores == nil {
 			t.Scores = map[string]int{}
+		}
+		if judged != nil {
+			if t.Judgments = judged[t.ID]; t.Judgments == nil {
+				t.Judgments = []Judgment{}
+			}
 		}
 		b, err := json.Marshal(t)
 		if err != nil {
@@ -182,13 +207,26 @@ func (s *Service) Export(ctx context.Context, id, format string) (*Export, error
 	if err != nil {
 		return nil, err
 	}
+	judged, err := s.judged(ctx, sess.ID)
+	if err != nil {
+		return nil, err
+	}
 	e := &Export{Filename: exportName(sess.ID, format)}
 	if format == "csv" {
 		e.ContentType = "text/csv; charset=utf-8"
-		e.Write = func(w io.Writer) error { return WriteCSV(ctx, w, s.store, sess, s.opts.AppName) }
+		e.Write = func(w io.Writer) error { return writeCSV(ctx, w, s.store, sess, s.opts.AppName, judged) }
 	} else {
 		e.ContentType = "application/json"
-		e.Write = func(w io.Writer) error { return WriteJSON(ctx, w, s.store, sess, s.opts.Now()) }
+		e.Write = func(w io.Writer) error { return writeJSON(ctx, w, s.store, sess, s.opts.Now(), judged) }
 	}
 	return e, nil
+}
+
+// judged are the judgments of the session's turns the exports carry; nil
+// when the service reads none.
+func (s *Service) judged(ctx context.Context, sessionID string) (map[string][]Judgment, error) {
+	if s.judgments == nil {
+		return nil, nil
+	}
+	return s.judgments.SessionJudgments(ctx, sessionID)
 }

@@ -1,8 +1,12 @@
 package tuning
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/honehq/hone"
 )
 
 // Improvement is a note a tester attached to a turn.
@@ -32,4 +36,28 @@ func ParseNote(text string) (category, note string) {
 		}
 	}
 	return "", text
+}
+
+// MaxNoteLength bounds a note given on a turn by id, in characters.
+const MaxNoteLength = 8192
+
+// ImproveTurn attaches a note to a turn by id, as !improve does to the
+// latest one: for a reviewer of a session. category is one of Categories
+// or ""; a note that starts with "category:" is filed under it when
+// category is "".
+func (s *Service) ImproveTurn(ctx context.Context, turnID, category, note string) (*Improvement, error) {
+	category = strings.ToLower(strings.TrimSpace(category))
+	note = strings.TrimSpace(hone.CleanText(note))
+	if category == "" {
+		category, note = ParseNote(note)
+	}
+	switch {
+	case category != "" && !slices.Contains(Categories, category):
+		return nil, hone.FieldError("category", "category must be one of %s, or none, not %q", strings.Join(Categories, ", "), category)
+	case note == "":
+		return nil, hone.FieldError("note", "the note is empty: say what should improve")
+	case hone.Chars(note) > MaxNoteLength:
+		return nil, hone.FieldError("note", "the note is longer than %d characters", MaxNoteLength)
+	}
+	return s.store.AddTurnImprovement(ctx, turnID, category, note)
 }

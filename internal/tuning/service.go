@@ -46,6 +46,8 @@ type Service struct {
 	store    Store
 	opts     Options
 	log      *slog.Logger
+	// judgments, when set, are read into the session exports.
+	judgments Judgments
 }
 
 // NewService returns the tuning capability over the sessions of capture and

@@ -34,16 +34,16 @@ func TestBrowserSessionsAndSession(t *testing.T) {
 		}
 		headers := browsertest.Eval[[]string](b,
 			`Array.from(document.querySelectorAll("table.sessions thead th"), th => th.textContent.trim())`)
-		wantHeaders := []string{"Session", "Tester", "Prompt version", "Turns", "Improvements", "Started", "Ended"}
+		wantHeaders := []string{"Session", "Tester", "Prompt version", "Turns", "Notes", "👍", "👎", "Objective", "Overall", "Started ▼", "Ended"}
 		if !slices.Equal(headers, wantHeaders) {
 			t.Errorf("table headers = %q, want %q", headers, wantHeaders)
 		}
 		rows := browsertest.Eval[[][]string](b, `Array.from(document.querySelectorAll("table.sessions tbody tr"),
 			tr => Array.from(tr.cells, td => td.innerText.trim()))`)
 		wantRows := [][]string{
-			{s.alice2, "alice alice@example.com", "v1.1", "1", "0", "2025-03-01 11:00:00 UTC", "open"},
-			{s.bob, "bob", "v2.0", "1", "0", "2025-03-01 10:15:00 UTC", "open"},
-			{s.alice1, "alice alice@example.com", "v1.0", "2", "3", "2025-03-01 09:00:00 UTC", "2025-03-01 11:00:00 UTC"},
+			{s.alice2, "alice alice@example.com", "v1.1", "1", "0", "0", "0", "N/A", "N/A", "2025-03-01 11:00:00 UTC", "open"},
+			{s.bob, "bob", "v2.0", "1", "0", "0", "0", "N/A", "N/A", "2025-03-01 10:15:00 UTC", "open"},
+			{s.alice1, "alice alice@example.com", "v1.0", "2", "3", "0", "0", "N/A", "N/A", "2025-03-01 09:00:00 UTC", "2025-03-01 11:00:00 UTC"},
 		}
 		if !slices.EqualFunc(rows, wantRows, slices.Equal) {
 			t.Fatalf("sessions table, newest first:\n got %q\nwant %q", rows, wantRows)
@@ -137,7 +137,7 @@ func TestBrowserSessionsAndSession(t *testing.T) {
 		if f.Status != http.StatusOK || f.ContentType != "text/csv; charset=utf-8" {
 			t.Fatalf("fetch %s = %d %q, want 200 text/csv; charset=utf-8; body %q", href, f.Status, f.ContentType, f.Body)
 		}
-		if first, _, _ := strings.Cut(f.Body, "\n"); first != "Turn,User Message,Bot Response,Improvement Notes,Category,Objective Score,Subjective Score,Overall Score,Timestamp" {
+		if first, _, _ := strings.Cut(f.Body, "\n"); first != "Turn,User Message,Bot Response,Improvement Notes,Category,Objective Score,Subjective Score,Overall Score,Timestamp,Ratings,Scores,Corrections" {
 			t.Errorf("CSV header row = %q", first)
 		}
 		records, err := csv.NewReader(strings.NewReader(f.Body)).ReadAll()
@@ -145,10 +145,11 @@ func TestBrowserSessionsAndSession(t *testing.T) {
 			t.Fatalf("CSV does not parse: %v\n%s", err, f.Body)
 		}
 		wantRecords := [][]string{
-			{"Turn", "User Message", "Bot Response", "Improvement Notes", "Category", "Objective Score", "Subjective Score", "Overall Score", "Timestamp"},
-			{"1", aliceMsg1, aliceResp1, noteCite, "content", "", "", "", "2025-03-01T09:00:00Z"},
-			{"2", aliceMsg2, aliceResp2, noteShort, "", "", "", "", "2025-03-01T09:01:30Z"},
-			{"2", aliceMsg2, aliceResp2, noteAcro, "clarity", "", "", "", "2025-03-01T09:01:30Z"},
+			{"Turn", "User Message", "Bot Response", "Improvement Notes", "Category", "Objective Score", "Subjective Score", "Overall Score", "Timestamp",
+				"Ratings", "Scores", "Corrections"},
+			{"1", aliceMsg1, aliceResp1, noteCite, "content", "", "", "", "2025-03-01T09:00:00Z", "", "", ""},
+			{"2", aliceMsg2, aliceResp2, noteShort, "", "", "", "", "2025-03-01T09:01:30Z", "", "", ""},
+			{"2", aliceMsg2, aliceResp2, noteAcro, "clarity", "", "", "", "2025-03-01T09:01:30Z", "", "", ""},
 		}
 		if !slices.EqualFunc(records, wantRecords, slices.Equal) {
 			t.Errorf("CSV records:\n got %q\nwant %q", records, wantRecords)
@@ -181,8 +182,8 @@ func TestBrowserFilterForm(t *testing.T) {
 	if status := b.ClickNavigate(`form.filter button[type="submit"]`); status != http.StatusOK {
 		t.Fatalf("filter status = %d, want 200", status)
 	}
-	if got, want := b.Location(), a.base+"/?tester=bob"; got != want {
-		t.Errorf("after filtering the browser is at %s, want %s", got, want)
+	if got, err := url.Parse(b.Location()); err != nil || got.Path != "/" || got.Query().Get("tester") != "bob" || got.Query().Get("q") != "" {
+		t.Errorf("after filtering the browser is at %s, want / filtered on tester bob", b.Location())
 	}
 	ids := browsertest.Eval[[]string](b, `Array.from(document.querySelectorAll("table.sessions tbody tr"), tr => tr.dataset.session)`)
 	if !slices.Equal(ids, []string{s.bob}) {

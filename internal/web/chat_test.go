@@ -140,7 +140,7 @@ func TestBrowserChat(t *testing.T) {
 
 		say(t, b, "!print")
 		csv := b.Text("#messages .chat-msg.hone pre code.language-csv")
-		header := strings.Join(tuning.CSVHeader("Bot"), ",")
+		header := strings.Join(append(tuning.CSVHeader("Bot"), tuning.JudgmentColumns...), ",")
 		if !strings.HasPrefix(csv, header+"\n") || !strings.Contains(csv, "too formal") || !strings.Contains(csv, "My employee didn't show up for 3 days") {
 			t.Errorf("the CSV shown is %q, want it to start with %q", csv, header)
 		}

@@ -24,6 +24,9 @@ type Flash struct {
 	// Link is a URL to copy (a member's join link), named by LinkLabel.
 	Link      string `json:"u,omitempty"`
 	LinkLabel string `json:"k,omitempty"`
+	// Turn, when set, is the number of the session's turn the message is
+	// about: the session page shows it there.
+	Turn int `json:"t,omitempty"`
 }
 
 // setFlash keeps f for the next page this browser renders. What does not

@@ -42,8 +42,13 @@ func (u *UI) learningsPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	prompt, err := u.systemPrompt(ctx, r.URL.Query().Get("tester"))
+	if err != nil {
+		return err
+	}
 	data := map[string]any{"Title": "Learnings", "Learnings": list, "Evidence": evidence, "Stats": stats,
-		"Pending": pending, "Negative": negative, "Runs": runs, "Enabled": on, "Threshold": u.Learning.Threshold()}
+		"Pending": pending, "Negative": negative, "Runs": runs, "Enabled": on, "Threshold": u.Learning.Threshold(),
+		"Prompt": prompt}
 	if ok, llmErr := u.Learning.LLMConfigured(); !ok {
 		data["NoLLM"] = hone.ErrorMessage(llmErr)
 	}

@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/server"
+	"github.com/honehq/hone/internal/tuning"
 )
 
 // sessionsPerPage is how many sessions the list shows at once.
@@ -13,24 +13,6 @@ const sessionsPerPage = 50
 
 // turnsPerPage is how many turns a session page shows at once.
 const turnsPerPage = 100
-
-func (u *UI) listSessions(w http.ResponseWriter, r *http.Request) error {
-	page := pageParam(r)
-	tester := r.URL.Query().Get("tester")
-	list, err := u.Sessions.ListSessions(r.Context(), capture.SessionFilter{
-		TesterID: tester, Offset: (page - 1) * sessionsPerPage, Limit: sessionsPerPage + 1})
-	if err != nil {
-		return err
-	}
-	more := len(list) > sessionsPerPage
-	if more {
-		list = list[:sessionsPerPage]
-	}
-	u.Render(w, r, http.StatusOK, "sessions", map[string]any{
-		"Title": "Sessions", "Sessions": list, "Tester": tester, "Page": page, "More": more,
-	})
-	return nil
-}
 
 func (u *UI) showSession(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
@@ -43,10 +25,19 @@ func (u *UI) showSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	judged, err := u.Tuning.SessionJudgments(ctx, s.ID)
+	if err != nil {
+		return err
+	}
+	configs, err := u.reviewConfigs(r)
+	if err != nil {
+		return err
+	}
 	u.Render(w, r, http.StatusOK, "session", map[string]any{
 		"Title": "Session " + s.ID, "Session": s, "Turns": turns, "Page": page,
 		"More": page*turnsPerPage < s.TotalTurns, "AppName": u.Tuning.AppName(),
 		"Duration": s.Duration(u.Tuning.Now()).Round(1e9).String(),
+		"Judged":   judged, "Configs": configs, "Categories": tuning.Categories,
 	})
 	return nil
 }

@@ -49,7 +49,7 @@ func TestSessionListTesterFilter(t *testing.T) {
 			t.Error("the filter box does not keep the tester filtered on")
 		}
 		rows := sessionRows(body)
-		want := []string{s.alice1, "alice alice@example.com", "v1.0", "2", "3", "2025-03-01 09:00:00 UTC", "2025-03-01 11:00:00 UTC"}
+		want := []string{s.alice1, "alice alice@example.com", "v1.0", "2", "3", "0", "0", "N/A", "N/A", "2025-03-01 09:00:00 UTC", "2025-03-01 11:00:00 UTC"}
 		if len(rows) != 2 || !slices.Equal(rows[1].Cells, want) {
 			t.Errorf("alice's first session row = %q, want %q", rows, want)
 		}
@@ -91,11 +91,11 @@ func TestSessionListPagination(t *testing.T) {
 		if got := rowIDs(rows); !slices.Equal(got, newestFirst[:50]) {
 			t.Fatalf("page 1 lists %d sessions %q, want the newest 50 %q", len(got), got, newestFirst[:50])
 		}
-		want := []string{newestFirst[0], tester, "p52", "1", "0", "2025-03-01 08:51:00 UTC", "open"}
+		want := []string{newestFirst[0], tester, "p52", "1", "0", "0", "0", "N/A", "N/A", "2025-03-01 08:51:00 UTC", "open"}
 		if !slices.Equal(rows[0].Cells, want) {
 			t.Errorf("newest row = %q, want %q", rows[0].Cells, want)
 		}
-		want = []string{newestFirst[1], tester, "p51", "1", "0", "2025-03-01 08:50:00 UTC", "2025-03-01 08:51:00 UTC"}
+		want = []string{newestFirst[1], tester, "p51", "1", "0", "0", "0", "N/A", "N/A", "2025-03-01 08:50:00 UTC", "2025-03-01 08:51:00 UTC"}
 		if !slices.Equal(rows[1].Cells, want) {
 			t.Errorf("second row = %q, want %q", rows[1].Cells, want)
 		}
@@ -139,8 +139,8 @@ func TestSessionListPagination(t *testing.T) {
 		if got := rowIDs(sessionRows(body)); !slices.Equal(got, all[50:]) {
 			t.Errorf("unfiltered page 2 lists %q, want %q", got, all[50:])
 		}
-		if href, ok := pagerLink(body, "← Newer"); !ok || href != "?tester=&page=1" {
-			t.Errorf("unfiltered page 2 Newer link = %q, %v; want ?tester=&page=1", href, ok)
+		if href, ok := pagerLink(body, "← Newer"); !ok || href != "/?page=1" {
+			t.Errorf("unfiltered page 2 Newer link = %q, %v; want /?page=1", href, ok)
 		}
 		_, _, body = a.get("/?page=3")
 		if rows := sessionRows(body); len(rows) != 0 || !strings.Contains(body, "No sessions match on page 3.") {

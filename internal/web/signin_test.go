@@ -270,6 +270,7 @@ func routePath(t *testing.T, a *authApp, rt server.Route, sessionID string) stri
 	t.Helper()
 	p := strings.ReplaceAll(rt.Path, "{$}", "")
 	p = strings.ReplaceAll(p, "{id}", sessionID)
+	p = strings.ReplaceAll(p, "{number}", "1")
 	if strings.Contains(p, "{token}") {
 		link, err := a.Links.SignInLink(context.Background())
 		if err != nil {
@@ -316,15 +317,20 @@ var signedIn = map[string]struct {
 	status   int
 	location string
 }{
-	"GET /healthz":                              {http.StatusOK, ""},
-	"GET /static/":                              {http.StatusOK, ""},
-	"GET /signin":                               {http.StatusSeeOther, "/"},
-	"POST /signin":                              {http.StatusSeeOther, "/"},
-	"GET /signin/{token}":                       {http.StatusSeeOther, "/"},
-	"POST /signout":                             {http.StatusSeeOther, "/signin"},
-	"GET /{$}":                                  {http.StatusOK, ""},
-	"GET /sessions/{id}":                        {http.StatusOK, ""},
-	"GET /sessions/{id}/export.csv":             {http.StatusOK, ""},
+	"GET /healthz":                  {http.StatusOK, ""},
+	"GET /static/":                  {http.StatusOK, ""},
+	"GET /signin":                   {http.StatusSeeOther, "/"},
+	"POST /signin":                  {http.StatusSeeOther, "/"},
+	"GET /signin/{token}":           {http.StatusSeeOther, "/"},
+	"POST /signout":                 {http.StatusSeeOther, "/signin"},
+	"GET /{$}":                      {http.StatusOK, ""},
+	"GET /sessions/{id}":            {http.StatusOK, ""},
+	"GET /sessions/{id}/export.csv": {http.StatusOK, ""},
+	"GET /sessions.csv":             {http.StatusOK, ""},
+	"GET /sessions.json":            {http.StatusOK, ""},
+	"POST /sessions/{id}/turns/{number}/rating": {http.StatusSeeOther, "/sessions/{id}#turn-1"},
+	"POST /sessions/{id}/turns/{number}/notes":  {http.StatusSeeOther, "/sessions/{id}#turn-1"},
+	"POST /sessions/{id}/turns/{number}/scores": {http.StatusSeeOther, "/sessions/{id}#turn-1"},
 	"GET /sessions/{id}/export.json":            {http.StatusOK, ""},
 	"GET /quality":                              {http.StatusOK, ""},
 	"GET /chat":                                 {http.StatusOK, ""},
@@ -437,7 +443,7 @@ func TestEveryRouteRequiresSignIn(t *testing.T) {
 					t.Errorf("no expected answer for the route %s %s in the signedIn table: it answered %d", rt.Method, rt.Path, r.StatusCode)
 					continue
 				}
-				if r.StatusCode != want.status || r.location() != want.location {
+				if want.location = strings.ReplaceAll(want.location, "{id}", id); r.StatusCode != want.status || r.location() != want.location {
 					t.Errorf("%s = %d to %q, want %d to %q\n%s", what, r.StatusCode, r.location(), want.status, want.location, r.body)
 				}
 				if r.StatusCode == http.StatusOK && strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") && rt.Path != "/static/" &&

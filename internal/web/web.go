@@ -26,6 +26,8 @@ import (
 	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/chat"
 	"github.com/honehq/hone/internal/learning"
+	"github.com/honehq/hone/internal/playground"
+	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/scoring"
 	"github.com/honehq/hone/internal/server"
 	"github.com/honehq/hone/internal/tuning"
@@ -47,7 +49,13 @@ type UI struct {
 	// Learning is the learning loop: the chat's learned prompt section and
 	// the /learnings page.
 	Learning *learning.Service
-	Auth     *auth.Auth
+	// Scores records and reads every judgment of a turn: the session
+	// page's ratings, scores and notes.
+	Scores *score.Service
+	// Prompts are the prompt files hone serves the chat with: the base of
+	// the system prompt /learnings shows; nil when there is none.
+	Prompts func() []*playground.Prompt
+	Auth    *auth.Auth
 	// Health checks that the database takes writes, for /healthz.
 	Health func(ctx context.Context) error
 	// Hosts, when not nil, are the only hosts the pages answer to.
@@ -180,6 +188,8 @@ func (u *UI) funcs() template.FuncMap {
 		"statusLabel":      statusLabel,
 		"sub100":           func(p float64) float64 { return 100 - p },
 		"list":             func(v ...any) []any { return v },
+		"judgeValue":       tuning.FormatValue,
+		"fnum":             func(f *float64) string { return tuning.FormatValue(*f) },
 	}
 }
 
