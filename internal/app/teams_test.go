@@ -118,12 +118,14 @@ func TestTuningSessionOnTeams(t *testing.T) {
 	}
 	var turns struct {
 		Sessions []struct {
-			ID       string `json:"id"`
-			TesterID string `json:"tester_id"`
+			ID         string `json:"id"`
+			TesterID   string `json:"tester_id"`
+			TesterName string `json:"tester_name"`
 		} `json:"sessions"`
 	}
 	got := send(t, nil, "GET", api+"/sessions", "", nil)
-	if err := json.Unmarshal([]byte(got.body), &turns); err != nil || len(turns.Sessions) != 1 || turns.Sessions[0].TesterID != "teams:meg" {
+	if err := json.Unmarshal([]byte(got.body), &turns); err != nil || len(turns.Sessions) != 1 || turns.Sessions[0].TesterID != "teams:meg" ||
+		turns.Sessions[0].TesterName != "Meg meg" {
 		t.Fatalf("sessions after one answer: %s", got.body)
 	}
 
