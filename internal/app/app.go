@@ -41,6 +41,8 @@ type App struct {
 	DB     *storage.DB
 	// Turns records turns, scored by Scoring.
 	Turns *capture.Recorder
+	// Names keep testers' display names for pages.
+	Names *capture.Names
 	// Chat routes chat messages to the capabilities' commands.
 	Chat    *chat.Router
 	Tuning  *tuning.Service
@@ -123,6 +125,7 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, m *telemetry
 		return nil, err
 	}
 	a.Turns = capture.NewRecorder(db.Capture(), a.Scoring).Counting(m)
+	a.Names = capture.NewNames(db.Capture())
 	a.Chat = chat.NewRouter(log, a.sessionOf)
 	a.Tuning = tuning.NewService(db.Capture(), db.Tuning(), tuning.Options{Logger: log, MessageLimit: cfg.MessageLimit,
 		Links: a.Links, AppName: cfg.AppName})
@@ -178,7 +181,7 @@ func (a *App) watch() {
 // openModules opens every module over the core and adds what each gives to
 // the faces, the navigation and the background work.
 func (a *App) openModules() error {
-	core := &Core{Config: a.Config, Log: a.Log, DB: a.DB, Chat: a.Chat, Turns: a.Turns, Scores: a.scores, LLM: a.LLM, LLMError: a.LLMError,
+	core := &Core{Config: a.Config, Log: a.Log, DB: a.DB, Chat: a.Chat, Turns: a.Turns, Names: a.Names, Scores: a.scores, LLM: a.LLM, LLMError: a.LLMError,
 		Auth: a.Auth, Links: a.Links, UI: a.UI, Hosts: a.hosts, Telemetry: a.Telemetry, Getenv: os.Getenv,
 		Learning: a.Learning, Prompts: a.prompts}
 	nav := slices.Clone(web.DefaultNav)

@@ -37,7 +37,7 @@ func openBots(c *Core) (*Parts, error) {
 		return nil, err
 	}
 	svc := bots.NewService(bots.Options{Answer: answer, Unavailable: unavailable, Router: c.Chat, Ratings: c.Learning,
-		Alerts: c.Alerts, Allow: bots.ParseAllow(c.Getenv("HONE_CHAT_ALLOW")), Log: c.Log})
+		Alerts: c.Alerts, Allow: bots.ParseAllow(c.Getenv("HONE_CHAT_ALLOW")), Names: c.Names, Log: c.Log})
 	c.Bots = svc
 	parts := &Parts{Jobs: []Job{{Name: "alert deliveries", Start: func() {}, Stop: svc.Deliverers.Wait}}}
 	token := strings.TrimSpace(c.Getenv("HONE_TELEGRAM_TOKEN"))

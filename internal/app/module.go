@@ -70,6 +70,8 @@ type Core struct {
 	DB     *storage.DB
 	Chat   *chat.Router
 	Turns  *capture.Recorder
+	// Names keep testers' display names (SetTesterName) for pages.
+	Names *capture.Names
 	// Scores is the one path every judgment is recorded through.
 	Scores *score.Service
 	// LLM is nil when no LLM is configured; LLMError then says why.

@@ -27,7 +27,8 @@ var teamsModule = Module{
 func openTeams(c *Core) (*Parts, error) {
 	cfg := teams.Config{AppID: strings.TrimSpace(c.Getenv("HONE_TEAMS_APP_ID")),
 		AppPassword: c.Getenv("HONE_TEAMS_APP_PASSWORD"), TenantID: strings.TrimSpace(c.Getenv("HONE_TEAMS_TENANT_ID")),
-		NoAuth: strings.TrimSpace(c.Getenv("HONE_TEAMS_NO_AUTH")) == "1", Loopback: teams.IsLoopback(c.Config.Addr)}
+		NoAuth: strings.TrimSpace(c.Getenv("HONE_TEAMS_NO_AUTH")) == "1", Loopback: teams.IsLoopback(c.Config.Addr),
+		Conversations: c.DB.Bots()}
 	if cfg.AppID == "" && !cfg.NoAuth {
 		return &Parts{}, nil
 	}

@@ -127,12 +127,14 @@ func TestTuningSessionOnTeams(t *testing.T) {
 	}
 	var turns struct {
 		Sessions []struct {
-			ID       string `json:"id"`
-			TesterID string `json:"tester_id"`
+			ID         string `json:"id"`
+			TesterID   string `json:"tester_id"`
+			TesterName string `json:"tester_name"`
 		} `json:"sessions"`
 	}
 	got := send(t, nil, "GET", api+"/sessions", "", nil)
-	if err := json.Unmarshal([]byte(got.body), &turns); err != nil || len(turns.Sessions) != 1 || turns.Sessions[0].TesterID != "teams:meg" {
+	if err := json.Unmarshal([]byte(got.body), &turns); err != nil || len(turns.Sessions) != 1 || turns.Sessions[0].TesterID != "teams:meg" ||
+		turns.Sessions[0].TesterName != "Meg meg" {
 		t.Fatalf("sessions after one answer: %s", got.body)
 	}
 
@@ -192,7 +194,11 @@ func TestTuningSessionOnTeams(t *testing.T) {
 	if got = send(t, nil, "POST", api+"/alerts", `{"conversation_id":"teams:a:conv-meg","type":"reminder","text":"Review the open cases"}`, nil); got.status != http.StatusCreated && got.status != http.StatusOK {
 		t.Fatalf("POST /alerts = %d %s", got.status, got.body)
 	}
+	// The correction's reply may be posted after the correction is saved.
 	card, _ := conn.message(t)
+	if card["attachments"] == nil {
+		card, _ = conn.message(t)
+	}
 	raw, _ := json.Marshal(card)
 	if !strings.Contains(string(raw), "Review the open cases") || !strings.Contains(string(raw), "Acknowledge") {
 		t.Fatalf("the alert card: %s", raw)
@@ -226,5 +232,99 @@ func TestTuningSessionOnTeams(t *testing.T) {
 	got = send(t, nil, "GET", api+"/sessions", "", nil)
 	if strings.Contains(got.body, "stranger") {
 		t.Fatalf("the stranger was recorded: %s", got.body)
+	}
+}
+
+// Teams after a restart: hone stopped and started again on the same data
+// directory records a 👍 pressed under an answer it gave before the
+// restart as the rating of that answer, and delivers an alert to the
+// conversation it heard from before.
+func TestTeamsAfterRestart(t *testing.T) {
+	conn := newFakeConnector(t)
+	fake := llmtest.New(t)
+	fake.SetHandler(llmtest.Echo)
+	prompt := filepath.Join(t.TempDir(), "PROMPT.md")
+	if err := os.WriteFile(prompt, []byte("You are ERA, an HR assistant."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HONE_TEAMS_NO_AUTH", "1")
+	cfg := config.Config{LLM: fake.Config(), Prompts: []string{prompt}, DataDir: t.TempDir()}
+	post := func(base, body string) {
+		t.Helper()
+		resp, err := http.Post(base+"/api/messages", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST /api/messages = %d", resp.StatusCode)
+		}
+	}
+
+	before := startWith(t, cfg)
+	post(before.URL(), teamsActivity(conn.URL, "m1", "meg", "What is the notice period?"))
+	_, firstID := conn.message(t)
+	post(before.URL(), teamsActivity(conn.URL, "m2", "meg", "And for managers?"))
+	conn.message(t)
+	var sessions struct {
+		Sessions []struct {
+			ID string `json:"id"`
+		} `json:"sessions"`
+	}
+	got := send(t, nil, "GET", before.URL()+"/api/v1/sessions", "", nil)
+	if err := json.Unmarshal([]byte(got.body), &sessions); err != nil || len(sessions.Sessions) != 1 {
+		t.Fatalf("sessions before the restart: %s", got.body)
+	}
+	if err := before.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	after := startWith(t, cfg)
+	api := after.URL() + "/api/v1"
+	like, _ := json.Marshal(map[string]any{"type": "invoke", "name": "message/submitAction", "id": "f1",
+		"channelId": "msteams", "serviceUrl": conn.URL, "replyToId": firstID,
+		"from":         map[string]any{"id": "29:meg", "aadObjectId": "meg"},
+		"recipient":    map[string]any{"id": "28:hone"},
+		"conversation": map[string]any{"id": "a:conv-meg", "conversationType": "personal"},
+		"value":        map[string]any{"actionName": "feedback", "actionValue": map[string]any{"reaction": "like"}}})
+	post(after.URL(), string(like))
+	var export struct {
+		Turns []struct {
+			ID          string `json:"id"`
+			UserMessage string `json:"user_message"`
+		} `json:"turns"`
+	}
+	got = send(t, nil, "GET", api+"/sessions/"+sessions.Sessions[0].ID+"/export.json", "", nil)
+	if err := json.Unmarshal([]byte(got.body), &export); err != nil || len(export.Turns) != 2 || export.Turns[0].UserMessage != "What is the notice period?" {
+		t.Fatalf("the session's turns: %s", got.body)
+	}
+	var scores struct {
+		Scores []struct {
+			TurnID string `json:"turn_id"`
+			Value  any    `json:"value"`
+			Author string `json:"author"`
+		} `json:"scores"`
+	}
+	got = send(t, nil, "GET", api+"/scores?config=thumbs", "", nil)
+	if err := json.Unmarshal([]byte(got.body), &scores); err != nil || len(scores.Scores) != 1 ||
+		scores.Scores[0].TurnID != export.Turns[0].ID || scores.Scores[0].Value != true || scores.Scores[0].Author != "teams:meg" {
+		t.Fatalf("the 👍 after the restart is not the rating of the first answer %s: %s", export.Turns[0].ID, got.body)
+	}
+
+	if got = send(t, nil, "POST", api+"/alerts", `{"conversation_id":"teams:a:conv-meg","type":"reminder","text":"Review the open cases"}`, nil); got.status != http.StatusCreated && got.status != http.StatusOK {
+		t.Fatalf("POST /alerts = %d %s", got.status, got.body)
+	}
+	for {
+		card, _ := conn.message(t)
+		raw, _ := json.Marshal(card)
+		if strings.Contains(string(raw), "Review the open cases") {
+			conn.mu.Lock()
+			path := conn.paths[len(conn.paths)-1]
+			conn.mu.Unlock()
+			if path != "/v3/conversations/a:conv-meg/activities" {
+				t.Fatalf("the alert after the restart went to %s", path)
+			}
+			break
+		}
 	}
 }

@@ -110,14 +110,18 @@ func BenchmarkTelegram200Conversations(b *testing.B) {
 
 // reportP50 reports the p50 of each path, what Telegram adds at p50 and the
 // ratio.
-func reportP50(b *testing.B, tg, web []time.Duration) {
+func reportP50(b *testing.B, tg, web []time.Duration) { reportP50As(b, "telegram", tg, web) }
+
+// reportP50As reports the p50 of a platform's path and the web chat's,
+// what the platform adds at p50 and the ratio.
+func reportP50As(b *testing.B, platform string, times, web []time.Duration) {
 	p50 := func(ds []time.Duration) float64 {
 		s := slices.Clone(ds)
 		slices.Sort(s)
 		return float64(s[len(s)/2].Microseconds()) / 1000
 	}
-	t, w := p50(tg), p50(web)
-	b.ReportMetric(t, "telegram-p50-ms")
+	t, w := p50(times), p50(web)
+	b.ReportMetric(t, platform+"-p50-ms")
 	b.ReportMetric(w, "web-p50-ms")
 	b.ReportMetric(t-w, "added-p50-ms")
 	b.ReportMetric(t/w, "ratio")

@@ -94,8 +94,8 @@ func TestTuningSessionOnTelegram(t *testing.T) {
 
 	// !improve and !score, as /commands.
 	tg.Message(chat, meg, "/improve@hone_bot content: ask whether it is in writing")
-	if r := next(); text(r) != telegram.AckText {
-		t.Fatalf("/improve answered %q", text(r))
+	if r := tg.Await("setMessageReaction", 1)[0]; !strings.Contains(r.Params.Get("reaction"), telegram.AckReaction) {
+		t.Fatalf("/improve acknowledged with %v", r.Params)
 	}
 	tg.Message(chat, meg, "/score empathy:4 clarity:5")
 	if r := next(); !strings.HasPrefix(text(r), "✅ Subjective scores added!") {

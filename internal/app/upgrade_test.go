@@ -79,7 +79,16 @@ func upgrade(t *testing.T, cfg config.Config) {
 		t.Fatal("the previous release's schema has a scores table")
 	}
 	want := seedPreviousRelease(t, db)
+	// Today's session reads add the testers' display names, a table the
+	// previous release did not have: the old face reads them from an empty
+	// one, dropped before the upgrade creates it.
+	if err := db.Exec(ctx, `CREATE TABLE tester_names (tester_id TEXT NOT NULL PRIMARY KEY, display_name TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
 	before := readNumbers(t, oldFace(t, db))
+	if err := db.Exec(ctx, `DROP TABLE tester_names`); err != nil {
+		t.Fatal(err)
+	}
 	db.Close()
 
 	cfg.Addr = "127.0.0.1:0"
@@ -154,6 +163,7 @@ func seedPreviousRelease(t *testing.T, db *storage.DB) judgments {
 	// the previous release did: validate, merge into the map (a name given
 	// again replaced), composites from the set, saved under the revision.
 	var turns []*capture.Turn
+	convOf := map[string]string{}
 	for v, version := range []string{"v1", "v2", "v3"} {
 		clock.jump(start.Add(time.Duration(v*12) * 24 * time.Hour))
 		for c := range 3 {
@@ -170,6 +180,7 @@ func seedPreviousRelease(t *testing.T, db *storage.DB) judgments {
 					t.Fatal(err)
 				}
 				turns = append(turns, turn)
+				convOf[turn.ID] = conv
 				for range rng.IntN(3) {
 					given := map[string]int{}
 					for _, name := range set.SubjectiveNames() {
@@ -217,12 +228,8 @@ func seedPreviousRelease(t *testing.T, db *storage.DB) judgments {
 			if rng.IntN(5) < 2 {
 				rating = learning.RatingDown
 			}
-			sess, err := db.Capture().FindSession(ctx, turn.SessionID)
-			if err != nil {
-				t.Fatal(err)
-			}
 			r, err := db.Learning().SaveRating(ctx, &learning.Rating{ID: hone.NewID(12), TurnID: turn.ID, SessionID: turn.SessionID,
-				ConversationID: sess.ConversationID, TesterID: tester, Rating: rating, Intent: intents[rng.IntN(3)],
+				ConversationID: convOf[turn.ID], TesterID: tester, Rating: rating, Intent: intents[rng.IntN(3)],
 				ContextType: contexts[rng.IntN(3)]}, rating == learning.RatingDown)
 			if err != nil {
 				t.Fatal(err)

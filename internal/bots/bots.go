@@ -8,6 +8,7 @@ package bots
 
 import (
 	"context"
+	"time"
 )
 
 // Platforms hone runs on as a bot.
@@ -126,4 +127,45 @@ type Offsets interface {
 	NextUpdate(ctx context.Context, bot string) (int64, error)
 	// SaveNextUpdate keeps next, unless a larger one is kept already.
 	SaveNextUpdate(ctx context.Context, bot string, next int64) error
+}
+
+// Reference is where a bot posts into a conversation without being asked
+// (an alert): a Teams conversation reference.
+type Reference struct {
+	// Platform and ConversationID name the conversation (without prefix).
+	Platform       string
+	ConversationID string
+	// ServiceURL is the platform's endpoint for the conversation (the
+	// Bot Connector of a Teams conversation).
+	ServiceURL string
+	// BotID and BotName are the bot's account in the conversation.
+	BotID   string
+	BotName string
+	// TenantID is the conversation's tenant, "" when it has none.
+	TenantID string
+}
+
+// AnswerMaxAge is how long the answers a bot sent stay rateable across
+// restarts: Conversations forget older ones.
+const AnswerMaxAge = 90 * 24 * time.Hour
+
+// Conversations keep what an adapter needs to know about its
+// conversations across restarts: where to post alerts, which turn each
+// answer it sent holds, and each conversation's latest answer.
+type Conversations interface {
+	// SaveReference keeps ref as its conversation's reference.
+	SaveReference(ctx context.Context, ref Reference) error
+	// Reference is the conversation's reference; false when none is kept.
+	Reference(ctx context.Context, platform, conversationID string) (Reference, bool, error)
+	// SaveAnswer keeps that the platform's message messageID, sent in the
+	// conversation, is the answer of turnID, and makes it the
+	// conversation's latest answer; answers older than AnswerMaxAge are
+	// forgotten.
+	SaveAnswer(ctx context.Context, platform, conversationID, messageID, turnID string) error
+	// AnswerTurn is the turn of the answer the platform's message
+	// messageID holds; false when it is not known.
+	AnswerTurn(ctx context.Context, platform, messageID string) (string, bool, error)
+	// LatestAnswer is the turn of the conversation's latest answer; false
+	// when none is known.
+	LatestAnswer(ctx context.Context, platform, conversationID string) (string, bool, error)
 }

@@ -3,6 +3,7 @@ package bots
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/honehq/hone"
@@ -38,6 +39,11 @@ type Reactor interface {
 	React(ctx context.Context, alertID string, in alerts.ReactionInput) (*alerts.Reacted, error)
 }
 
+// Namer keeps testers' display names for pages: capture.Names.
+type Namer interface {
+	SetTesterName(ctx context.Context, testerID, name string) error
+}
+
 // Options configure a Service.
 type Options struct {
 	// Answer answers messages; nil answers chat commands only, and other
@@ -50,6 +56,8 @@ type Options struct {
 	// Allow is who may talk to the bot (HONE_CHAT_ALLOW); empty lets
 	// everyone.
 	Allow Allow
+	// Names keep the display names platforms give testers; nil keeps none.
+	Names Namer
 	Log   *slog.Logger
 }
 
@@ -102,11 +110,23 @@ func (s *Service) refuse(in Incoming) (Outgoing, bool) {
 	return Outgoing{Refused: true, Text: RefusalText}, true
 }
 
+// keepName keeps the sender's display name, when the platform gave one;
+// a failure is logged and the message handled all the same.
+func (s *Service) keepName(ctx context.Context, in Incoming) {
+	if s.opts.Names == nil || strings.TrimSpace(in.UserName) == "" {
+		return
+	}
+	if err := s.opts.Names.SetTesterName(ctx, in.Tester().TesterID, in.UserName); err != nil {
+		s.log.WarnContext(ctx, "bot: the tester's display name was not kept", "platform", in.Platform, "user_id", in.UserID, "err", err)
+	}
+}
+
 // Message answers a tester's message, as the web chat does.
 func (s *Service) Message(ctx context.Context, in Incoming) (Outgoing, error) {
 	if out, refused := s.refuse(in); refused {
 		return out, nil
 	}
+	s.keepName(ctx, in)
 	t := in.Tester()
 	var r chat.Reply
 	var err error
@@ -143,6 +163,7 @@ func (s *Service) Rate(ctx context.Context, r Rating) (Outgoing, error) {
 	if out, refused := s.refuse(r.Incoming); refused {
 		return out, nil
 	}
+	s.keepName(ctx, r.Incoming)
 	t := r.Tester()
 	rating := learning.RatingDown
 	if r.Up {
@@ -170,6 +191,7 @@ func (s *Service) React(ctx context.Context, p AlertPress) (Outgoing, error) {
 	if out, refused := s.refuse(p.Incoming); refused {
 		return out, nil
 	}
+	s.keepName(ctx, p.Incoming)
 	t := p.Tester()
 	out, err := s.opts.Alerts.React(ctx, p.AlertID, alerts.ReactionInput{TesterID: t.TesterID, Reaction: p.Reaction})
 	if err != nil {

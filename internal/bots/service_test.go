@@ -62,7 +62,8 @@ func newFixture(t *testing.T, allow string) *fixture {
 	f.turns = capture.NewRecorder(f.db.Capture(), nil)
 	g := playground.New(f.turns, f.router, client, p, nil)
 	g.Augment(learn)
-	f.bot = bots.NewService(bots.Options{Answer: g, Router: f.router, Ratings: learn, Alerts: f.alerts, Allow: bots.ParseAllow(allow)})
+	f.bot = bots.NewService(bots.Options{Answer: g, Router: f.router, Ratings: learn, Alerts: f.alerts, Allow: bots.ParseAllow(allow),
+		Names: capture.NewNames(f.db.Capture())})
 	return f
 }
 
@@ -228,5 +229,33 @@ func TestDeliverersRouteByPlatformPrefix(t *testing.T) {
 	ds.Wait()
 	if got := <-d.got; got != (bots.Delivery{ConversationID: "-1001", AlertID: "a2", Text: "Review"}) {
 		t.Fatalf("delivered %+v", got)
+	}
+}
+
+// failingNamer cannot keep names.
+type failingNamer struct{}
+
+func (failingNamer) SetTesterName(context.Context, string, string) error {
+	return hone.Errorf(hone.EUNAVAILABLE, "the database is down")
+}
+
+// The display name a platform gives is kept for pages and follows a
+// change; a name that cannot be kept does not stop the message.
+func TestTesterNamesKept(t *testing.T) {
+	f := newFixture(t, "")
+	f.say(t, "7", "What is the notice period?")
+	renamed := in("7", "And for managers?")
+	renamed.UserName = "Meg Bowen"
+	if _, err := f.bot.Message(ctx, renamed); err != nil {
+		t.Fatal(err)
+	}
+	list, err := f.db.Capture().ListSessions(ctx, capture.SessionFilter{})
+	if err != nil || len(list) != 1 || list[0].TesterID != "telegram:7" || list[0].TesterName != "Meg Bowen" {
+		t.Fatalf("sessions: %+v %v", list, err)
+	}
+
+	down := bots.NewService(bots.Options{Router: f.router, Names: failingNamer{}})
+	if out, err := down.Message(ctx, in("7", "!help")); err != nil || out.Text == "" {
+		t.Fatalf("a message whose name could not be kept: %+v %v", out, err)
 	}
 }

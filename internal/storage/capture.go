@@ -63,6 +63,9 @@ func (cs *CaptureStore) FindSession(ctx context.Context, id string) (*capture.Se
 	} else if err != nil {
 		return nil, dbError(fmt.Errorf("find session %q: %w", id, err))
 	}
+	if err := cs.withNames(ctx, s); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -115,7 +118,14 @@ func (cs *CaptureStore) ListSessions(ctx context.Context, f capture.SessionFilte
 		}
 		out = append(out, s)
 	}
-	return out, dbError(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, dbError(fmt.Errorf("list sessions: %w", err))
+	}
+	rows.Close()
+	if err := cs.withNames(ctx, out...); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // lockConversation makes sure the conversation has a row and locks it for the

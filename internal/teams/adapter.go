@@ -168,7 +168,7 @@ func (a *Adapter) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	a.remember(&act)
+	a.remember(r.Context(), &act)
 	switch act.Type {
 	case "message":
 		a.message(w, r, &act)
@@ -242,19 +242,85 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// remember keeps the conversation's reference, for alerts.
-func (a *Adapter) remember(act *activity) {
+// remember keeps the conversation's reference, for alerts: in memory, and
+// in the store when it is new or changed.
+func (a *Adapter) remember(ctx context.Context, act *activity) {
 	if act.Conversation == nil || act.Conversation.ID == "" || act.Recipient == nil {
 		return
 	}
 	ref := reference{ServiceURL: act.ServiceURL, ConversationID: act.Conversation.ID, Bot: *act.Recipient, TenantID: act.Conversation.TenantID}
+	ref.Bot.AADObjectID = ""
 	if ref.TenantID == "" && len(act.ChannelData) > 0 {
 		var cd channelData
 		if json.Unmarshal(act.ChannelData, &cd) == nil && cd.Tenant != nil {
 			ref.TenantID = cd.Tenant.ID
 		}
 	}
+	if known, ok := a.refs.get(ref.ConversationID); ok && known == ref {
+		return
+	}
 	a.refs.put(ref.ConversationID, ref)
+	if a.cfg.Conversations == nil {
+		return
+	}
+	err := a.cfg.Conversations.SaveReference(ctx, bots.Reference{Platform: bots.Teams, ConversationID: ref.ConversationID,
+		ServiceURL: ref.ServiceURL, BotID: ref.Bot.ID, BotName: ref.Bot.Name, TenantID: ref.TenantID})
+	if err != nil {
+		a.log.ErrorContext(ctx, "teams: the conversation's reference was not kept", "conversation_id", ref.ConversationID, "error", err)
+	}
+}
+
+// reference is the conversation's reference, from memory or the store.
+func (a *Adapter) reference(ctx context.Context, conversationID string) (reference, bool, error) {
+	if ref, ok := a.refs.get(conversationID); ok || a.cfg.Conversations == nil {
+		return ref, ok, nil
+	}
+	kept, ok, err := a.cfg.Conversations.Reference(ctx, bots.Teams, conversationID)
+	if err != nil || !ok {
+		return reference{}, false, err
+	}
+	ref := reference{ServiceURL: kept.ServiceURL, ConversationID: kept.ConversationID,
+		Bot: account{ID: kept.BotID, Name: kept.BotName}, TenantID: kept.TenantID}
+	a.refs.put(conversationID, ref)
+	return ref, true, nil
+}
+
+// keepAnswer remembers that the sent activity id holds turnID, the latest
+// answer of its conversation: in memory and in the store.
+func (a *Adapter) keepAnswer(ctx context.Context, conversationID, id, turnID string) {
+	a.turns.put(id, turnID)
+	a.lastTurn.put(conversationID, turnID)
+	if a.cfg.Conversations == nil {
+		return
+	}
+	if err := a.cfg.Conversations.SaveAnswer(ctx, bots.Teams, conversationID, id, turnID); err != nil {
+		a.log.ErrorContext(ctx, "teams: the answer's turn was not kept", "conversation_id", conversationID, "turn_id", turnID, "error", err)
+	}
+}
+
+// answerTurn is the turn of the answer a feedback press was under: the
+// activity replyTo, or the conversation's latest answer when the client
+// leaves replyTo out.
+func (a *Adapter) answerTurn(ctx context.Context, conversationID, replyTo string) (string, bool, error) {
+	cache, key := a.turns, replyTo
+	if replyTo == "" {
+		cache, key = a.lastTurn, conversationID
+	}
+	if id, ok := cache.get(key); ok || a.cfg.Conversations == nil {
+		return id, ok, nil
+	}
+	var id string
+	var ok bool
+	var err error
+	if replyTo == "" {
+		id, ok, err = a.cfg.Conversations.LatestAnswer(ctx, bots.Teams, conversationID)
+	} else {
+		id, ok, err = a.cfg.Conversations.AnswerTurn(ctx, bots.Teams, replyTo)
+	}
+	if ok {
+		cache.put(key, id)
+	}
+	return id, ok, err
 }
 
 // incoming is who sent act, where, and its text without the bot's

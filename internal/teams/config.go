@@ -13,6 +13,7 @@ import (
 	"time"
 
 	hone "github.com/honehq/hone"
+	"github.com/honehq/hone/internal/bots"
 )
 
 // Bot Framework endpoints and names the adapter uses unless told others.
@@ -52,6 +53,9 @@ type Config struct {
 	TokenURL string
 	// ClockSkew is how far token times may be off; 5 minutes when zero.
 	ClockSkew time.Duration
+	// Conversations keep the conversations' references and the turns of
+	// the answers sent across restarts; nil keeps them in memory only.
+	Conversations bots.Conversations
 }
 
 // Validate says what is wrong with c, naming the setting: an app id and

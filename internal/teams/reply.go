@@ -32,8 +32,7 @@ func (a *Adapter) answer(ctx context.Context, act *activity, out bots.Outgoing) 
 	}
 	id := a.post(ctx, act, target, reply)
 	if out.TurnID != "" && id != "" {
-		a.turns.put(id, out.TurnID)
-		a.lastTurn.put(act.Conversation.ID, out.TurnID)
+		a.keepAnswer(ctx, act.Conversation.ID, id, out.TurnID)
 	}
 }
 
@@ -103,9 +102,12 @@ func (a *Adapter) post(ctx context.Context, act *activity, replyTo string, reply
 // Deliver posts an alert into a Teams conversation hone has heard from,
 // as an Adaptive Card with Acknowledge, 👍 and 👎 buttons.
 func (a *Adapter) Deliver(ctx context.Context, d bots.Delivery) error {
-	ref, ok := a.refs.get(d.ConversationID)
+	ref, ok, err := a.reference(ctx, d.ConversationID)
+	if err != nil {
+		return hone.Errorf(hone.EUNAVAILABLE, "the reference of Teams conversation %q could not be read: %v", d.ConversationID, err)
+	}
 	if !ok {
-		return hone.Errorf(hone.ENOTFOUND, "Teams conversation %q is not known: the bot has not heard from it since hone started", d.ConversationID)
+		return hone.Errorf(hone.ENOTFOUND, "Teams conversation %q is not known: the bot has never heard from it", d.ConversationID)
 	}
 	bot := ref.Bot
 	card := &activity{

@@ -98,16 +98,18 @@ func (a *Adapter) feedback(w http.ResponseWriter, r *http.Request, act *activity
 		writeStatus(w, http.StatusBadRequest, fmt.Sprintf("feedback reaction %q is not like or dislike", v.ActionValue.Reaction))
 		return
 	}
-	turnID, ok := a.turns.get(act.ReplyToID)
-	if act.ReplyToID == "" {
-		turnID, ok = a.lastTurn.get(act.Conversation.ID)
+	turnID, ok, err := a.answerTurn(r.Context(), act.Conversation.ID, act.ReplyToID)
+	if err != nil {
+		a.log.ErrorContext(r.Context(), "teams: the rated answer could not be looked up", "reply_to_id", act.ReplyToID, "error", err)
+		writeStatus(w, http.StatusServiceUnavailable, "the rated answer could not be looked up; try again")
+		return
 	}
 	if !ok {
 		a.log.WarnContext(r.Context(), "teams: feedback on an answer hone does not know", "reply_to_id", act.ReplyToID)
 		writeJSON(w, http.StatusOK, map[string]any{})
 		a.later(func(ctx context.Context) {
 			a.post(ctx, act, act.ReplyToID, &activity{Type: "message", TextFormat: "markdown",
-				Text: "hone no longer knows which answer that rating was for (it may have restarted). Reply `!good` or `!bad` to rate the last answer."})
+				Text: "hone does not know which answer that rating was for (it may be too old). Reply `!good` or `!bad` to rate the last answer."})
 		})
 		return
 	}

@@ -11,8 +11,14 @@ import (
 	"github.com/honehq/hone/internal/bots"
 )
 
-// AckText is what an acknowledged command (!improve, !good) shows.
-const AckText = "✅ Noted."
+// AckReaction is the reaction an acknowledged command (!improve, !good)
+// gets on the tester's message; AckText is the reply sent instead when the
+// reaction cannot be set (an older Bot API server, a chat without
+// reactions).
+const (
+	AckReaction = "👌"
+	AckText     = "✅ Noted."
+)
 
 // reply sends the bot's answer to a message: a document when it carries a
 // file that its text does not hold whole in one message (!print's CSV
@@ -30,7 +36,9 @@ func (a *Adapter) reply(ctx context.Context, chatID int64, replyTo int, out bots
 		doc.ReplyToMessageID = replyTo
 		_ = a.request(ctx, "send a file (sendDocument)", doc)
 	case out.Text == "" && out.Ack:
-		a.send(ctx, chatID, replyTo, AckText, nil)
+		if replyTo == 0 || a.react(ctx, chatID, replyTo) != nil {
+			a.send(ctx, chatID, replyTo, AckText, nil)
+		}
 	case out.Text != "":
 		var markup any
 		if out.TurnID != "" && len(rateDown)+len(out.TurnID) <= 64 {
@@ -38,6 +46,21 @@ func (a *Adapter) reply(ctx context.Context, chatID int64, replyTo int, out bots
 		}
 		a.send(ctx, chatID, replyTo, out.Text, markup)
 	}
+}
+
+// react sets AckReaction on a message (setMessageReaction), retried as
+// request is.
+func (a *Adapter) react(ctx context.Context, chatID int64, messageID int) error {
+	params := tgbotapi.Params{}
+	params.AddNonZero64("chat_id", chatID)
+	params.AddNonZero("message_id", messageID)
+	if err := params.AddInterface("reaction", []map[string]string{{"type": "emoji", "emoji": AckReaction}}); err != nil {
+		return err
+	}
+	return a.retry(ctx, "react to a message (setMessageReaction)", a.opts.Attempts, func(ctx context.Context) error {
+		_, err := a.with(ctx).MakeRequest("setMessageReaction", params)
+		return err
+	})
 }
 
 // send sends text, cut into messages Telegram takes, the markup under the

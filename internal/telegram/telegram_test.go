@@ -173,7 +173,8 @@ func TestMessagesAnsweredWithRatingButtons(t *testing.T) {
 	r.api.Message(100, 7, "/export_json")
 	r.api.Message(100, 7, "/start")
 	r.api.Message(100, 7, "/improve@other_bot x")
-	r.api.Await("sendMessage", 5)
+	r.api.Await("setMessageReaction", 3)
+	r.api.Await("sendMessage", 2)
 	r.bot.mu.Lock()
 	var texts []string
 	for _, m := range r.bot.messages {
@@ -187,8 +188,26 @@ func TestMessagesAnsweredWithRatingButtons(t *testing.T) {
 	if first != (bots.Incoming{Platform: "telegram", ConversationID: "100", UserID: "7", UserName: "Meg Ryan", Handle: "meg_hr", Text: "How do I process a resignation?"}) {
 		t.Fatalf("incoming %+v", first)
 	}
-	if ack := r.api.Of("sendMessage")[1]; ack.Params.Get("text") != telegram.AckText || ack.Params.Get("reply_markup") != "" {
+	if n := len(r.api.Of("sendMessage")); n != 2 {
+		t.Fatalf("%d messages sent, want the two answers only: acknowledgements are reactions", n)
+	}
+	ack := r.api.Of("setMessageReaction")[0]
+	if ack.Params.Get("chat_id") != "100" || ack.Params.Get("message_id") == "" || ack.Params.Get("message_id") == sent.Params.Get("reply_to_message_id") ||
+		ack.Params.Get("reaction") != `[{"emoji":"`+telegram.AckReaction+`","type":"emoji"}]` {
 		t.Fatalf("!improve acknowledged with %v", ack.Params)
+	}
+}
+
+// An acknowledgement the chat does not take as a reaction is the short
+// text instead.
+func TestAcknowledgementFallsBackToText(t *testing.T) {
+	r := newRig(t)
+	r.api.FailNext("setMessageReaction", telegramtest.Failure{Status: 400})
+	r.start(t, nil)
+	r.api.Message(100, 7, "/improve tone: warmer")
+	ack := r.api.Await("sendMessage", 1)[0]
+	if ack.Params.Get("text") != telegram.AckText || ack.Params.Get("reply_markup") != "" {
+		t.Fatalf("the acknowledgement after a refused reaction: %v", ack.Params)
 	}
 }
 

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"github.com/honehq/hone/internal/capture"
 	"net/url"
@@ -184,5 +185,29 @@ func TestSessionPageShowsTheAnonymousTester(t *testing.T) {
 	named := a.turn(capture.TurnInput{ConversationID: "conv-meg", TesterID: "meg", UserMessage: "hi", Response: "hello"})
 	if _, _, body := a.get("/sessions/" + named.SessionID); strings.Contains(body, "without a tester_id") {
 		t.Error("a named tester's session says its turns came without a tester_id")
+	}
+}
+
+// The sessions list, a session's page and GET /api/v1/sessions show a
+// tester's display name beside the id.
+func TestPagesShowTesterNames(t *testing.T) {
+	a := openApp(t, "")
+	a.listen()
+	tr := a.turn(capture.TurnInput{ConversationID: "teams:a:conv-meg", TesterID: "teams:meg", UserMessage: "hi", Response: "hello"})
+	a.turn(capture.TurnInput{ConversationID: "conv-bob", TesterID: "bob", UserMessage: "hi", Response: "hello"})
+	if err := a.Names.SetTesterName(context.Background(), "teams:meg", "Meg <Bowen>"); err != nil {
+		t.Fatal(err)
+	}
+	named := `<span class="tester-name">Meg &lt;Bowen&gt;</span> teams:meg`
+	if _, _, body := a.get("/"); !strings.Contains(body, "<td>"+named+"</td>") || !strings.Contains(body, "<td>bob</td>") {
+		t.Errorf("the sessions list does not show the tester's name beside the id:\n%s", body)
+	}
+	if _, _, body := a.get("/sessions/" + tr.SessionID); !strings.Contains(body, "<dt>Tester</dt><dd>"+named+"</dd>") {
+		t.Errorf("the session page does not show the tester's name:\n%s", body)
+	}
+	_, _, body := a.get("/api/v1/sessions")
+	if !strings.Contains(body, `"tester_id":"teams:meg","tester_email":"","tester_name":"Meg <Bowen>"`) ||
+		strings.Count(body, `"tester_name"`) != 1 {
+		t.Errorf("GET /api/v1/sessions: %s", body)
 	}
 }

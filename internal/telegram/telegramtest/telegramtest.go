@@ -57,6 +57,10 @@ type Failure struct {
 	RetryAfter int
 }
 
+// Reactions are some of the emoji Telegram takes as a reaction
+// (setMessageReaction's ReactionTypeEmoji).
+const Reactions = "👍👎❤🔥🥰👏😁🤔🤯😱🤬😢🎉🤩🙏👌🕊🤡🥱😍🐳💯🤣⚡🏆💔🤨😐🍾💋😈😴😭🤓👻👀🙈😇😨🤝✍🤗🫡💅🤪🗿🆒💘🙉🦄😘🙊😎👾🤷😡"
+
 // Token is the fake bot's token.
 const Token = "123456789:AAfake-token-do-not-log"
 
@@ -151,6 +155,21 @@ func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case "editMessageReplyMarkup":
 		if c.Params.Get("message_id") == "" || !json.Valid([]byte(c.Params.Get("reply_markup"))) {
 			writeJSON(w, 400, map[string]any{"ok": false, "error_code": 400, "description": "Bad Request: message to edit not found"})
+			return
+		}
+		writeJSON(w, 200, map[string]any{"ok": true, "result": true})
+	case "setMessageReaction":
+		var reaction []struct {
+			Type  string `json:"type"`
+			Emoji string `json:"emoji"`
+		}
+		if c.Params.Get("chat_id") == "" || c.Params.Get("message_id") == "" {
+			writeJSON(w, 400, map[string]any{"ok": false, "error_code": 400, "description": "Bad Request: message to react not found"})
+			return
+		}
+		if err := json.Unmarshal([]byte(c.Params.Get("reaction")), &reaction); err != nil || len(reaction) > 1 ||
+			(len(reaction) == 1 && (reaction[0].Type != "emoji" || !strings.Contains(Reactions, reaction[0].Emoji))) {
+			writeJSON(w, 400, map[string]any{"ok": false, "error_code": 400, "description": "Bad Request: REACTION_INVALID"})
 			return
 		}
 		writeJSON(w, 200, map[string]any{"ok": true, "result": true})
