@@ -179,6 +179,7 @@ func (u *UI) funcs() template.FuncMap {
 		"statusLabel":      statusLabel,
 		"sub100":           func(p float64) float64 { return 100 - p },
 		"list":             func(v ...any) []any { return v },
+		"promoted":         func(set map[string]bool, text string) bool { return set[workshop.DraftText(text)] },
 	}
 }
 

@@ -26,6 +26,9 @@ type rubricPanel struct {
 	Ungrouped []*workshop.DraftItem
 	// Editable is set in the phases the draft rubric is edited in.
 	Editable bool
+	// Promoted are the texts of the items, for the sources to say they are
+	// already promoted.
+	Promoted map[string]bool
 }
 
 // rubricGroup is a group of draft items: one rubric question to be.
@@ -65,7 +68,7 @@ func (u *UI) dashboard(w http.ResponseWriter, r *http.Request, page, tab string,
 	if err != nil {
 		return err
 	}
-	panel := rubricPanel{Count: len(items),
+	panel := rubricPanel{Count: len(items), Promoted: workshop.PromotedTexts(items),
 		Editable: ws.Phase == workshop.PhaseDiscovery || ws.Phase == workshop.PhaseRubricCreation}
 	panel.Groups, panel.Ungrouped = groupItems(items)
 	data["Rubric"] = panel

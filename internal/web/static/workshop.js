@@ -31,6 +31,17 @@
     update();
   });
 
+  // A form that comes back to this page keeps the place it was sent from:
+  // the scroll position is put back when the page opens again.
+  var here = location.pathname + location.search;
+  try {
+    var kept = JSON.parse(sessionStorage.getItem("hone-scroll") || "null");
+    sessionStorage.removeItem("hone-scroll");
+    if (kept && kept.at === here && !location.hash) {
+      window.scrollTo(0, kept.y);
+    }
+  } catch (err) { /* no storage: the page opens at the top */ }
+
   // A form being sent disables its button, which says what is happening.
   document.addEventListener("submit", function (e) {
     var form = e.target;
@@ -39,6 +50,12 @@
       return;
     }
     form.dataset.sending = "1";
+    var back = form.querySelector('input[name="back"]');
+    if (back && back.value === here) {
+      try {
+        sessionStorage.setItem("hone-scroll", JSON.stringify({ at: here, y: window.scrollY }));
+      } catch (err) { /* no storage */ }
+    }
     var button = form.querySelector('button[type="submit"]');
     if (button && button.dataset.busy) {
       button.textContent = button.dataset.busy;
