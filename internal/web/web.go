@@ -240,6 +240,13 @@ func (u *UI) errorPage(w http.ResponseWriter, r *http.Request, status int, err e
 		if id, _ := hone.IdentityFrom(r.Context()); id.Kind == hone.IdentityMember {
 			data["Back"], data["BackLabel"] = workshopPath(id.WorkshopID), "Back to the workshop"
 		}
+		if status == http.StatusUnauthorized && u.Auth != nil && u.Auth.Enabled() {
+			next := r.URL.RequestURI()
+			if r.Method != http.MethodGet || strings.Contains(r.URL.Path, "/join/") {
+				next = "/workshops"
+			}
+			data["SignIn"] = "/signin?" + url.Values{"next": {next}}.Encode()
+		}
 	}
 	u.Render(w, r, status, "error", data)
 }
