@@ -179,6 +179,7 @@ func (u *UI) funcs() template.FuncMap {
 		"statusLabel":      statusLabel,
 		"sub100":           func(p float64) float64 { return 100 - p },
 		"list":             func(v ...any) []any { return v },
+		"navCurrent":       navCurrent,
 		"promoted":         func(set map[string]bool, text string) bool { return set[workshop.DraftText(text)] },
 	}
 }
@@ -213,6 +214,29 @@ func (u *UI) Render(w http.ResponseWriter, r *http.Request, status int, name str
 	w.Header().Set("Content-Security-Policy", pageCSP)
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(b.String()))
+}
+
+// navCurrent is the aria-current of the navigation link to path on the
+// page here: "page" on that page (or a page of its list, such as a
+// session of the sessions list), "true" on a page inside it (a workshop
+// under Workshops), else "".
+func navCurrent(here, path string) string {
+	here, _, _ = strings.Cut(here, "?")
+	switch {
+	case here == path:
+		return "page"
+	case path == "/":
+		if strings.HasPrefix(here, "/sessions/") {
+			return "true"
+		}
+	case path == "/workshops":
+		if strings.HasPrefix(here, "/w/") {
+			return "true"
+		}
+	case strings.HasPrefix(here, path+"/"):
+		return "true"
+	}
+	return ""
 }
 
 // signInRequired is the error of a page request without a valid sign-in.
