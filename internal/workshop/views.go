@@ -124,3 +124,12 @@ func (s *Service) TraceReviews(ctx context.Context, workshopID, traceID string) 
 	}
 	return &TraceReviews{Trace: t, Feedback: fb, Names: names}, nil
 }
+
+// TracePreview lists the first n traces of the workshop by position, for a
+// facilitator to look through before discovery; facilitators only.
+func (s *Service) TracePreview(ctx context.Context, workshopID string, n int) ([]*Trace, error) {
+	if _, _, _, err := s.facilitator(ctx, workshopID, ""); err != nil {
+		return nil, err
+	}
+	return s.store.Traces(ctx, workshopID, n)
+}
