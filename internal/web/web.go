@@ -180,6 +180,7 @@ func (u *UI) funcs() template.FuncMap {
 		"sub100":           func(p float64) float64 { return 100 - p },
 		"list":             func(v ...any) []any { return v },
 		"navCurrent":       navCurrent,
+		"stepState":        func(state string) string { return stepStates[state] },
 		"promoted":         func(set map[string]bool, text string) bool { return set[workshop.DraftText(text)] },
 	}
 }
