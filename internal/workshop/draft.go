@@ -82,6 +82,11 @@ func (s *Service) Promote(ctx context.Context, workshopID, userID string, in Dra
 	if err != nil {
 		return nil, err
 	}
+	it := &DraftItem{ID: hone.NewID(idLength), WorkshopID: workshopID, Text: in.Text, SourceType: in.SourceType,
+		SourceAnalysisID: in.SourceAnalysisID, SourceTraceIDs: ids, PromotedBy: a.By(), PromotedAt: s.opts.Now().UTC()}
+	if err := s.group(ctx, it, &in.GroupID, &in.GroupName); err != nil {
+		return nil, err
+	}
 	items, err := s.store.DraftItems(ctx, workshopID)
 	if err != nil {
 		return nil, err
@@ -89,11 +94,6 @@ func (s *Service) Promote(ctx context.Context, workshopID, userID string, in Dra
 	if PromotedTexts(items)[in.Text] {
 		return nil, &hone.Error{Code: hone.ECONFLICT, Field: "text",
 			Message: fmt.Sprintf("“%s” is already in the draft rubric: it was not added again", shorten(in.Text))}
-	}
-	it := &DraftItem{ID: hone.NewID(idLength), WorkshopID: workshopID, Text: in.Text, SourceType: in.SourceType,
-		SourceAnalysisID: in.SourceAnalysisID, SourceTraceIDs: ids, PromotedBy: a.By(), PromotedAt: s.opts.Now().UTC()}
-	if err := s.group(ctx, it, &in.GroupID, &in.GroupName); err != nil {
-		return nil, err
 	}
 	if err := s.store.AddDraftItem(ctx, it); err != nil {
 		return nil, err
