@@ -321,6 +321,10 @@ func TestWorkshopConformanceBodies(t *testing.T) {
 		tone2 := promote(`{"text":"Polite.","group_name":"Tone"}`)
 		promote(`{"text":"Polite too.","group_id":"` + tone1.GroupID + `"}`)
 		steps := promote(`{"text":"Name the contact.","group_name":"Next steps"}`)
+		seeded := []string{tone1.ID, tone2.ID, steps.ID}
+		for _, it := range fac.draftItems(id) {
+			seeded = append(seeded, it.ID)
+		}
 		nextTrace := 2
 		bob := fac.addMember(id, "Bob", "participant")
 		// Values of user_id besides the generic ones: the caller's own id
@@ -415,7 +419,16 @@ func TestWorkshopConformanceBodies(t *testing.T) {
 					val("digit first", "1st"), val("upper case", "Tone"), val("hyphen first", "-tone"), val("inner space", "to ne"),
 					val("preset", "evaluation_criteria"), val("preset with white space", " themes_patterns\n"), val("preset prefix", "themes_patterns2")}}},
 			{method: "POST", template: "/workshops/{id}/draft-rubric-items",
-				fresh: func(*testing.T) wsCase {
+				fresh: func(t *testing.T) wsCase {
+					// An exact duplicate is refused: the items of earlier
+					// cases go, the four of the shared workshop stay.
+					for _, it := range fac.draftItems(id) {
+						if !slices.Contains(seeded, it.ID) {
+							if res, b := fac.send("DELETE", "/workshops/"+id+"/draft-rubric-items/"+it.ID, "", nil); res.StatusCode != http.StatusNoContent {
+								t.Fatalf("delete the draft item of an earlier case: %d %s", res.StatusCode, b)
+							}
+						}
+					}
 					return wsCase{"/workshops/" + id + "/draft-rubric-items", fac.token, map[string]any{"text": "Name the HR contact.", "source_type": "finding",
 						"source_analysis_id": started.ID, "source_trace_ids": []any{"t1"}, "group_id": steps.GroupID, "group_name": "Next steps"}}
 				},

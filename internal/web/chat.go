@@ -14,6 +14,7 @@ import (
 	"github.com/honehq/hone/internal/playground"
 	"github.com/honehq/hone/internal/score"
 	"github.com/honehq/hone/internal/server"
+	"github.com/honehq/hone/internal/tuning"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer/html"
@@ -179,6 +180,34 @@ type chatReply struct {
 	Failed    bool   `json:"failed"`
 	// TurnID is the turn of an answer of the model, for its rating buttons.
 	TurnID string `json:"turn_id,omitempty"`
+	// AckText words an acknowledgement without a reply: what was saved.
+	AckText string `json:"ack_text,omitempty"`
+	// File is the document a reply carries (!print's CSV), for the page's
+	// Copy and Download buttons.
+	File *chatFile `json:"file,omitempty"`
+}
+
+// chatFile is a document of a reply: its content when it is small enough
+// to carry, else its download link.
+type chatFile struct {
+	Name string `json:"name"`
+	Data string `json:"data,omitempty"`
+	Link string `json:"link,omitempty"`
+}
+
+// ackText words the acknowledgement of text, a command that hone answered
+// with Ack alone: the note of !improve, with its category; "" for another
+// command, whose acknowledgement stays a reaction.
+func ackText(text string) string {
+	name, args, _ := strings.Cut(strings.TrimSpace(text), " ")
+	if !strings.EqualFold(strings.TrimPrefix(name, "!"), "improve") {
+		return ""
+	}
+	category, note := tuning.ParseNote(args)
+	if category != "" {
+		return "Note saved on this answer (" + category + "): " + note
+	}
+	return "Note saved on this answer: " + note
 }
 
 func (u *UI) postChatMessage(w http.ResponseWriter, r *http.Request) error {
@@ -215,6 +244,14 @@ func (u *UI) postChatMessage(w http.ResponseWriter, r *http.Request) error {
 	out := chatReply{Command: reply.Command, Ack: reply.Ack, SessionID: reply.SessionID, Failed: reply.Failed, TurnID: reply.TurnID}
 	if reply.Text != "" {
 		out.ReplyHTML = string(renderMarkdown(reply.Text))
+	} else if reply.Ack {
+		out.AckText = ackText(in.Text)
+	}
+	if f := reply.File; f != nil {
+		out.File = &chatFile{Name: f.Name, Link: f.Link}
+		if f.Link == "" {
+			out.File.Data = string(f.Data)
+		}
 	}
 	return server.WriteJSON(w, http.StatusOK, out)
 }

@@ -129,8 +129,14 @@ func TestBrowserChat(t *testing.T) {
 		}
 
 		say(t, b, "!improve tone: too formal")
-		if got := b.Text("#messages .chat-msg.bot .reaction"); got != "👍" {
-			t.Errorf("reaction = %q, want 👍", got)
+		if got, want := b.Text("#messages .chat-msg.bot .acks .ack-text"), "Note saved on this answer (tone): too formal"; got != want {
+			t.Errorf("acknowledgement of !improve = %q, want %q", got, want)
+		}
+		if got := b.Text("#messages .chat-msg.bot .acks .ack-mark"); got == "👍" || got == "" {
+			t.Errorf("the acknowledgement's mark is %q, want a mark of its own, not a rating's 👍", got)
+		}
+		if n := b.Count("#messages .reaction"); n != 0 {
+			t.Errorf("!improve shows %d 👍 reactions, the glyph of a rating", n)
 		}
 		turns, err := a.DB.Tuning().ListTurns(context.Background(), opened, 1, 10)
 		if err != nil || len(turns) != 1 || len(turns[0].Improvements) != 1 ||
@@ -138,6 +144,7 @@ func TestBrowserChat(t *testing.T) {
 			t.Fatalf("stored turns %+v, %v", turns, err)
 		}
 
+		browsertest.Eval[bool](b, `(window.__blobs = [], URL.createObjectURL = (made => blob => (window.__blobs.push(blob), made(blob)))(URL.createObjectURL), true)`)
 		say(t, b, "!print")
 		csv := b.Text("#messages .chat-msg.hone pre code.language-csv")
 		header := strings.Join(append(tuning.CSVHeader("Bot"), tuning.JudgmentColumns...), ",")
@@ -146,6 +153,24 @@ func TestBrowserChat(t *testing.T) {
 		}
 		if got := b.Text("#session-id"); got != opened {
 			t.Errorf("session after !print = %q, want %q", got, opened)
+		}
+		if got := b.Texts("#messages .chat-msg.hone .file-actions > *"); len(got) != 2 || got[0] != "Copy" || got[1] != "Download" {
+			t.Errorf("the CSV block's buttons = %q, want [Copy Download]", got)
+		}
+		if got, want := b.Attr("#messages .chat-msg.hone .download-file", "download"), "hone-session-"+opened+".csv"; got != want {
+			t.Errorf("Download saves as %q, want %q", got, want)
+		}
+		if got := b.Attr("#messages .chat-msg.hone .download-file", "href"); !strings.HasPrefix(got, "blob:") {
+			t.Errorf("Download links to %q, want the CSV itself (a blob: URL)", got)
+		}
+		if got := browsertest.Eval[string](b, `window.__blobs[window.__blobs.length - 1].text()`); strings.TrimRight(got, "\n") != csv {
+			t.Errorf("Download gives %q, want the CSV shown %q", got, csv)
+		}
+		browsertest.Eval[bool](b, `(navigator.clipboard.writeText = text => { window.__copied = text; return Promise.resolve(); }, true)`)
+		b.Click("#messages .chat-msg.hone .copy-file")
+		waitFor(t, b, `document.querySelector("#messages .chat-msg.hone .copy-file").textContent === "Copied"`)
+		if got := browsertest.Eval[string](b, `window.__copied`); strings.TrimRight(got, "\n") != csv {
+			t.Errorf("Copy put %q on the clipboard, want the CSV %q", got, csv)
 		}
 		if got := browsertest.Eval[[]string](b, `window.__alerts`); len(got) != 0 {
 			t.Errorf("alert was called with %q", got)
@@ -180,8 +205,15 @@ func TestBrowserChatModelErrorKeepsTheSession(t *testing.T) {
 	if !strings.HasPrefix(failed, playground.ModelFailedText) || strings.Contains(failed, "goroutine") || len(failed) > 500 {
 		t.Errorf("model failure shown as %q", failed)
 	}
+	if got := browsertest.Eval[string](b, `document.getElementById("chat-input").value`); got != "second" {
+		t.Errorf("after the model failed the box holds %q, want the message typed, to send again", got)
+	}
+	browsertest.Eval[bool](b, `(document.getElementById("chat-input").value = "", true)`)
 	fake.Push(llmtest.Text("Recovered."))
 	say(t, b, "third")
+	if got := browsertest.Eval[string](b, `document.getElementById("chat-input").value`); got != "" {
+		t.Errorf("after an answer the box holds %q, want it empty", got)
+	}
 	answers := b.Texts("#messages .chat-msg.bot .body")
 	if len(answers) != 2 || answers[1] != "Recovered." {
 		t.Errorf("answers = %q", answers)

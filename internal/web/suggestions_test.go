@@ -248,7 +248,7 @@ func TestSuggestionsPage(t *testing.T) {
 		if csp := r.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "style-src 'self'") {
 			t.Errorf("Content-Security-Policy of /suggestions = %q", csp)
 		}
-		if !strings.Contains(page, "<title>Suggestions · hone</title>") || !strings.Contains(page, `<a href="/suggestions">Suggestions</a>`) {
+		if !strings.Contains(page, "<title>Suggestions · hone</title>") || !strings.Contains(page, `<a href="/suggestions" aria-current="page">Suggestions</a>`) {
 			t.Error("the page lacks its title or the nav link")
 		}
 		empty := sgAllText(page, "section", "suggestions-empty")
@@ -263,7 +263,7 @@ func TestSuggestionsPage(t *testing.T) {
 		if values, _ := sgOptions(page); !slices.Equal(values, []string{""}) {
 			t.Errorf("the version select offers %q with no records", values)
 		}
-		if page := c.page("/learnings"); !strings.Contains(page, `<a href="/learnings">Learnings</a>
+		if page := c.page("/learnings"); !strings.Contains(page, `<a href="/learnings" aria-current="page">Learnings</a>
     <a href="/suggestions">Suggestions</a>`) {
 			t.Error("the nav of /learnings has no Suggestions link after Learnings")
 		}

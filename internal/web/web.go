@@ -190,6 +190,9 @@ func (u *UI) funcs() template.FuncMap {
 		"list":             func(v ...any) []any { return v },
 		"judgeValue":       tuning.FormatValue,
 		"fnum":             func(f *float64) string { return tuning.FormatValue(*f) },
+		"navCurrent":       navCurrent,
+		"stepState":        func(state string) string { return stepStates[state] },
+		"promoted":         func(set map[string]bool, text string) bool { return set[workshop.DraftText(text)] },
 	}
 }
 
@@ -225,6 +228,29 @@ func (u *UI) Render(w http.ResponseWriter, r *http.Request, status int, name str
 	_, _ = w.Write([]byte(b.String()))
 }
 
+// navCurrent is the aria-current of the navigation link to path on the
+// page here: "page" on that page (or a page of its list, such as a
+// session of the sessions list), "true" on a page inside it (a workshop
+// under Workshops), else "".
+func navCurrent(here, path string) string {
+	here, _, _ = strings.Cut(here, "?")
+	switch {
+	case here == path:
+		return "page"
+	case path == "/":
+		if strings.HasPrefix(here, "/sessions/") {
+			return "true"
+		}
+	case path == "/workshops":
+		if strings.HasPrefix(here, "/w/") {
+			return "true"
+		}
+	case strings.HasPrefix(here, path+"/"):
+		return "true"
+	}
+	return ""
+}
+
 // signInRequired is the error of a page request without a valid sign-in.
 type signInRequired struct{ next string }
 
@@ -249,6 +275,13 @@ func (u *UI) errorPage(w http.ResponseWriter, r *http.Request, status int, err e
 		data["Back"] = ""
 		if id, _ := hone.IdentityFrom(r.Context()); id.Kind == hone.IdentityMember {
 			data["Back"], data["BackLabel"] = workshopPath(id.WorkshopID), "Back to the workshop"
+		}
+		if status == http.StatusUnauthorized && u.Auth != nil && u.Auth.Enabled() {
+			next := r.URL.RequestURI()
+			if r.Method != http.MethodGet || strings.Contains(r.URL.Path, "/join/") {
+				next = "/workshops"
+			}
+			data["SignIn"] = "/signin?" + url.Values{"next": {next}}.Encode()
 		}
 	}
 	u.Render(w, r, status, "error", data)

@@ -39,14 +39,16 @@ func clearMemberCookie(w http.ResponseWriter, r *http.Request, workshopID string
 }
 
 // errNotMember is the answer to someone on a workshop's pages who is neither
-// signed in to it nor the admin.
+// signed in to it nor the admin; the page says how to get in again.
 var errNotMember = hone.Errorf(hone.EUNAUTHORIZED,
-	"This workshop's pages are for its members. Open the personal join link your facilitator sent you; if it no longer works, ask them for a new one.")
+	"This workshop's pages are for its members. To get in again, open your personal join link (a facilitator's own link was shown when the workshop was made). "+
+		"If it no longer works, ask a facilitator of the workshop to re-send it: the Setup tab makes a new one. "+
+		"hone's admin signs in to hone to open any workshop as its facilitator.")
 
 // memberIdentity is who calls a workshop's page: the member whose join link
-// signed this browser in to the workshop {id}, else the admin when signed
-// in with the API token. Anyone else is refused, even on a hone without an
-// API token.
+// signed this browser in to the workshop {id}; else the admin, signed in
+// with the API token, or, on a hone without an API token, the local user,
+// who opens any workshop as its facilitator. Anyone else is refused.
 func (u *UI) memberIdentity(w http.ResponseWriter, r *http.Request) (hone.Identity, error) {
 	ctx := r.Context()
 	wid := r.PathValue("id")
@@ -66,14 +68,15 @@ func (u *UI) memberIdentity(w http.ResponseWriter, r *http.Request) (hone.Identi
 		}
 		clearMemberCookie(w, r, wid)
 	}
-	if u.Auth != nil && u.Auth.Enabled() {
-		id, ok, err := u.Auth.Session(ctx, r)
-		if err != nil {
-			return id, err
-		}
-		if ok && id.Kind == hone.IdentityAdmin {
-			return id, nil
-		}
+	if u.Auth == nil || !u.Auth.Enabled() {
+		return hone.Local, nil
+	}
+	id, ok, err := u.Auth.Session(ctx, r)
+	if err != nil {
+		return id, err
+	}
+	if ok && id.Kind == hone.IdentityAdmin {
+		return id, nil
 	}
 	return hone.Identity{}, errNotMember
 }

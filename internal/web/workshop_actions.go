@@ -28,7 +28,8 @@ func (u *UI) addMember(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// newLink gives a member a new join link, which revokes the old one.
+// newLink re-sends a member's join link: it makes a new one, which revokes
+// the old one and its sign-ins.
 func (u *UI) newLink(w http.ResponseWriter, r *http.Request) error {
 	wid := r.PathValue("id")
 	back := formBack(r, wid, workshopPath(wid)+"/setup")
@@ -36,7 +37,7 @@ func (u *UI) newLink(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return u.formError(w, r, back, err)
 	}
-	setFlash(w, r, Flash{Notice: "A new join link for " + a.Name + ": the old one no longer works.",
+	setFlash(w, r, Flash{Notice: "A new join link for " + a.Name + ": send it to them. The link they had no longer works.",
 		Link: a.JoinURL, LinkLabel: a.Name + "’s join link"})
 	http.Redirect(w, r, back, http.StatusSeeOther)
 	return nil

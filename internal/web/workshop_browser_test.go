@@ -803,9 +803,25 @@ func TestBrowserWorkshop(t *testing.T) {
 		if got := fran.Text("#rubric-count"); got != "0 items staged for rubric" {
 			t.Errorf("the rubric panel says %q before any promotion", got)
 		}
+		scrolled := browsertest.Eval[float64](fran, `document.querySelector("#findings article.finding:first-of-type").scrollIntoView({block: "start"}), window.scrollY`)
+		if scrolled <= 0 {
+			t.Errorf("the findings are at the top of the page (scrollY %v): the test cannot tell whether the place is kept", scrolled)
+		}
 		fran.ClickNavigate("#findings article.finding:first-of-type form.promote button")
 		if got := fran.Location(); got != analysisPage {
 			t.Errorf("promoting a finding led to %s, want back to %s", got, analysisPage)
+		}
+		if got := browsertest.Eval[float64](fran, `window.scrollY`); got < scrolled-2 || got > scrolled+2 {
+			t.Errorf("after promoting, the page is scrolled to %v, want the place it was sent from (%v)", got, scrolled)
+		}
+		if got := bwTextContent(fran, "#findings article.finding:first-of-type .promoted-badge"); got != "✓ Already promoted" {
+			t.Errorf("the promoted finding says %q, want “✓ Already promoted”", got)
+		}
+		if n := fran.Count("#findings article.finding:first-of-type form.promote"); n != 0 {
+			t.Errorf("the promoted finding still offers Promote to Rubric")
+		}
+		if n := fran.Count("#findings article.finding:nth-of-type(2) form.promote"); n != 1 {
+			t.Errorf("the finding not promoted lost its Promote to Rubric button")
 		}
 		if got := fran.Text("#flash .notice"); got != "Promoted to the draft rubric: “"+bwFinding+"”" {
 			t.Errorf("after promoting the finding the flash says %q", got)

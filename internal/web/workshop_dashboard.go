@@ -26,6 +26,9 @@ type rubricPanel struct {
 	Ungrouped []*workshop.DraftItem
 	// Editable is set in the phases the draft rubric is edited in.
 	Editable bool
+	// Promoted are the texts of the items, for the sources to say they are
+	// already promoted.
+	Promoted map[string]bool
 }
 
 // rubricGroup is a group of draft items: one rubric question to be.
@@ -65,7 +68,7 @@ func (u *UI) dashboard(w http.ResponseWriter, r *http.Request, page, tab string,
 	if err != nil {
 		return err
 	}
-	panel := rubricPanel{Count: len(items),
+	panel := rubricPanel{Count: len(items), Promoted: workshop.PromotedTexts(items),
 		Editable: ws.Phase == workshop.PhaseDiscovery || ws.Phase == workshop.PhaseRubricCreation}
 	panel.Groups, panel.Ungrouped = groupItems(items)
 	data["Rubric"] = panel
@@ -95,8 +98,8 @@ func nextPhase(phase string) string {
 	return workshop.Phases[i+1]
 }
 
-// startPage is the facilitator's page before discovery starts: members,
-// traces and the settings of discovery.
+// startPage is the facilitator's page before discovery starts, in the
+// order of the work: traces, members, settings, start.
 func (u *UI) startPage(w http.ResponseWriter, r *http.Request, v *workshop.Viewer) error {
 	members, err := u.Workshops.Members(r.Context(), v.Workshop.ID, "")
 	if err != nil {
@@ -106,10 +109,17 @@ func (u *UI) startPage(w http.ResponseWriter, r *http.Request, v *workshop.Viewe
 	if limit <= 0 {
 		limit = workshop.DefaultTraceLimit
 	}
-	return u.renderWorkshop(w, r, "w_start", v, map[string]any{"Title": v.Workshop.Name, "Members": members,
+	preview, err := u.Workshops.TracePreview(r.Context(), v.Workshop.ID, tracePreviewRows)
+	if err != nil {
+		return err
+	}
+	return u.renderWorkshop(w, r, "w_start", v, map[string]any{"Title": v.Workshop.Name, "Members": members, "TracePreview": preview,
 		"Participants": countRole(members, workshop.RoleParticipant), "TraceLimit": limit,
 		"DefaultModel": u.Workshops.DefaultModel()})
 }
+
+// tracePreviewRows is how many imported traces the setup lists.
+const tracePreviewRows = 20
 
 func countRole(members []*workshop.Member, role string) int {
 	n := 0
@@ -227,8 +237,8 @@ func (u *UI) analysisTab(w http.ResponseWriter, r *http.Request) error {
 	return u.dashboard(w, r, "w_analysis", "analysis", v, data)
 }
 
-// setupTab lists the members, with the forms to add one, import traces,
-// pick the model and add an analysis template.
+// setupTab is the setup in the order of the work: the traces (listed, to
+// preview) and their import, the members, the settings.
 func (u *UI) setupTab(w http.ResponseWriter, r *http.Request) error {
 	v, err := u.facilitatorView(r)
 	if err != nil {
@@ -238,8 +248,12 @@ func (u *UI) setupTab(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	preview, err := u.Workshops.TracePreview(r.Context(), v.Workshop.ID, tracePreviewRows)
+	if err != nil {
+		return err
+	}
 	return u.dashboard(w, r, "w_setup", "setup", v, map[string]any{"Title": "Setup · " + v.Workshop.Name,
-		"Members": members, "DefaultModel": u.Workshops.DefaultModel()})
+		"Members": members, "TracePreview": preview, "DefaultModel": u.Workshops.DefaultModel()})
 }
 
 // facilitatorTrace shows a trace with every member's feedback on it.

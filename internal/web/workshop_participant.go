@@ -8,6 +8,10 @@ import (
 	"github.com/honehq/hone/internal/workshop"
 )
 
+// stepStates name a participant's state on a trace in their list of traces.
+var stepStates = map[string]string{workshop.StateFeedback: "to do", workshop.StateQuestion: "questions to answer",
+	workshop.StateAnswer: "questions to answer", workshop.StateComplete: "done"}
+
 // workshopHome routes by role and phase as the spec's RoleBasedWorkflow
 // does: a facilitator gets the start page until discovery starts, then the
 // dashboard; a participant waits on the pending page, then reviews their

@@ -55,7 +55,7 @@ func (s *Service) Promote(ctx context.Context, workshopID, userID string, in Dra
 	if err := draftPhase(w); err != nil {
 		return nil, err
 	}
-	in.Text = strings.TrimSpace(hone.CleanText(in.Text))
+	in.Text = DraftText(in.Text)
 	in.SourceAnalysisID = hone.CleanText(in.SourceAnalysisID)
 	in.SourceType = strings.ToLower(strings.TrimSpace(in.SourceType))
 	if in.SourceType == "" {
@@ -87,10 +87,32 @@ func (s *Service) Promote(ctx context.Context, workshopID, userID string, in Dra
 	if err := s.group(ctx, it, &in.GroupID, &in.GroupName); err != nil {
 		return nil, err
 	}
+	items, err := s.store.DraftItems(ctx, workshopID)
+	if err != nil {
+		return nil, err
+	}
+	if PromotedTexts(items)[in.Text] {
+		return nil, &hone.Error{Code: hone.ECONFLICT, Field: "text",
+			Message: fmt.Sprintf("“%s” is already in the draft rubric: it was not added again", shorten(in.Text))}
+	}
 	if err := s.store.AddDraftItem(ctx, it); err != nil {
 		return nil, err
 	}
 	return it, nil
+}
+
+// DraftText is text as a draft item holds it, for comparing a source with
+// the items promoted.
+func DraftText(text string) string { return strings.TrimSpace(hone.CleanText(text)) }
+
+// PromotedTexts are the texts of the draft items: a source whose DraftText
+// is among them is already promoted, and promoting it again is refused.
+func PromotedTexts(items []*DraftItem) map[string]bool {
+	out := make(map[string]bool, len(items))
+	for _, it := range items {
+		out[it.Text] = true
+	}
+	return out
 }
 
 // checkTraces returns ids without duplicates, or an error naming one that

@@ -52,6 +52,20 @@ type Step struct {
 	// Next is the first trace after this one in the member's order that is
 	// not complete, else the first before it; "" when all are.
 	Next string
+	// Previous and Following are the traces just before and after this one
+	// in the member's order, complete or not; "" at either end.
+	Previous, Following string
+	// Traces are all the member's traces in their order, with their state,
+	// for them to go back to their earlier feedback.
+	Traces []StepTrace
+}
+
+// StepTrace is one of a member's traces as their steps list it.
+type StepTrace struct {
+	ID string
+	// Index is the trace's place (from 1) in the member's order.
+	Index int
+	State string
 }
 
 // Step returns the caller's step on traceID, which must be one of their
@@ -65,9 +79,10 @@ func (s *Service) Step(ctx context.Context, workshopID, traceID string) (*Step, 
 	if err != nil {
 		return nil, err
 	}
-	st := &Step{Total: len(views)}
+	st := &Step{Total: len(views), Traces: make([]StepTrace, len(views))}
 	at := -1
 	for i, v := range views {
+		st.Traces[i] = StepTrace{ID: v.Trace.ID, Index: i + 1, State: v.State}
 		if v.State == StateComplete {
 			st.Completed++
 		}
@@ -78,6 +93,12 @@ func (s *Service) Step(ctx context.Context, workshopID, traceID string) (*Step, 
 	}
 	if at < 0 {
 		return nil, hone.Errorf(hone.ENOTFOUND, "trace %q is not among your traces to review", traceID)
+	}
+	if at > 0 {
+		st.Previous = views[at-1].Trace.ID
+	}
+	if at+1 < len(views) {
+		st.Following = views[at+1].Trace.ID
 	}
 	for k := 1; k < len(views); k++ {
 		if v := views[(at+k)%len(views)]; v.State != StateComplete {
@@ -123,4 +144,13 @@ func (s *Service) TraceReviews(ctx context.Context, workshopID, traceID string) 
 		names[m.ID] = m.Name
 	}
 	return &TraceReviews{Trace: t, Feedback: fb, Names: names}, nil
+}
+
+// TracePreview lists the first n traces of the workshop by position, for a
+// facilitator to look through before discovery; facilitators only.
+func (s *Service) TracePreview(ctx context.Context, workshopID string, n int) ([]*Trace, error) {
+	if _, _, _, err := s.facilitator(ctx, workshopID, ""); err != nil {
+		return nil, err
+	}
+	return s.store.Traces(ctx, workshopID, n)
 }

@@ -2,6 +2,7 @@ package workshop_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/honehq/hone"
@@ -87,6 +88,20 @@ func TestStepFollowsTheParticipant(t *testing.T) {
 		}
 		if st = step("t2"); st.State != workshop.StateComplete || len(st.Feedback.FollowupQnA) != 3 || st.Feedback.FollowupQnA[0].Fallback {
 			t.Fatalf("a complete trace: %+v", st)
+		}
+		if st.Previous != "t1" || st.Following != "t3" {
+			t.Errorf("t2's neighbours: previous %q, following %q; want t1 and t3", st.Previous, st.Following)
+		}
+		wantTraces := []workshop.StepTrace{{ID: "t1", Index: 1, State: workshop.StateAnswer}, {ID: "t2", Index: 2, State: workshop.StateComplete},
+			{ID: "t3", Index: 3, State: workshop.StateFeedback}}
+		if !slices.Equal(st.Traces, wantTraces) {
+			t.Errorf("the member's traces = %+v, want %+v", st.Traces, wantTraces)
+		}
+		if st = step("t1"); st.Previous != "" || st.Following != "t2" {
+			t.Errorf("t1's neighbours: previous %q, following %q; want none and t2", st.Previous, st.Following)
+		}
+		if st = step("t3"); st.Previous != "t2" || st.Following != "" {
+			t.Errorf("t3's neighbours: previous %q, following %q; want t2 and none", st.Previous, st.Following)
 		}
 		if _, err := f.svc.Step(ctx, f.ws.ID, "t4"); hone.ErrorCode(err) != hone.ENOTFOUND {
 			t.Errorf("a trace discovery does not review: %v", err)

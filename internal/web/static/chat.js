@@ -49,13 +49,89 @@
     if (!reaction) {
       reaction = document.createElement("span");
       reaction.className = "reaction";
-      reaction.title = "Note saved";
+      reaction.title = "Noted";
       reaction.dataset.count = "0";
       last.append(reaction);
     }
     const n = Number(reaction.dataset.count) + 1;
     reaction.dataset.count = String(n);
     reaction.textContent = n > 1 ? emoji + " " + n : emoji;
+  }
+
+  // acknowledge marks the last answer with what a command saved (a note of
+  // !improve), in words: a mark of its own, not a rating's 👍.
+  function acknowledge(text) {
+    const answers = list.querySelectorAll(".chat-msg.bot");
+    const last = answers[answers.length - 1];
+    const mark = document.createElement("p");
+    mark.className = "ack";
+    mark.setAttribute("role", "status");
+    const glyph = document.createElement("span");
+    glyph.className = "ack-mark";
+    glyph.setAttribute("aria-hidden", "true");
+    glyph.textContent = "✎";
+    const words = document.createElement("span");
+    words.className = "ack-text";
+    words.textContent = text;
+    mark.append(glyph, " ", words);
+    if (!last) {
+      add("hone", "hone").append(mark);
+      return;
+    }
+    let box = last.querySelector(".acks");
+    if (!box) {
+      box = document.createElement("div");
+      box.className = "acks";
+      last.append(box);
+    }
+    box.append(mark);
+  }
+
+  // fileButtons puts Copy and Download buttons over the block of a reply
+  // that carries a document (!print's CSV).
+  function fileButtons(body, file) {
+    const bar = document.createElement("div");
+    bar.className = "file-actions";
+    const pre = body.querySelector("pre");
+    if (file.data !== undefined && file.data !== "") {
+      const copy = document.createElement("button");
+      copy.type = "button";
+      copy.className = "button small secondary copy-file";
+      copy.textContent = "Copy";
+      copy.addEventListener("click", async () => {
+        try {
+          await navigator.clipboard.writeText(file.data);
+          copy.textContent = "Copied";
+        } catch (e) {
+          if (pre) {
+            const range = document.createRange();
+            range.selectNodeContents(pre);
+            const sel = window.getSelection();
+            sel.removeAllRanges();
+            sel.addRange(range);
+          }
+          copy.textContent = "Selected: press Ctrl+C";
+        }
+      });
+      const download = document.createElement("a");
+      download.className = "button small secondary download-file";
+      download.textContent = "Download";
+      download.download = file.name;
+      download.href = URL.createObjectURL(new Blob([file.data], { type: "text/csv;charset=utf-8" }));
+      bar.append(copy, download);
+    } else if (file.link) {
+      const download = document.createElement("a");
+      download.className = "button small secondary download-file";
+      download.textContent = "Download";
+      download.download = file.name;
+      download.href = file.link;
+      bar.append(download);
+    }
+    if (pre) {
+      pre.before(bar);
+    } else {
+      body.append(bar);
+    }
   }
 
   // rateButtons puts 👍 and 👎 under an answer of the model; a 👎 makes
@@ -127,8 +203,12 @@
 
   function show(data) {
     setSession(data.session_id);
-    if (data.ack) {
-      react("👍");
+    if (data.ack && !data.reply_html) {
+      if (data.ack_text) {
+        acknowledge(data.ack_text);
+      } else {
+        react("👍");
+      }
     }
     if (!data.reply_html) {
       return;
@@ -142,6 +222,17 @@
     }
     body.classList.add("md");
     body.innerHTML = data.reply_html;
+    if (data.file) {
+      fileButtons(body, data.file);
+    }
+  }
+
+  // keep puts a message that was not answered back in the box, unless
+  // something new was typed meanwhile.
+  function keep(text) {
+    if (input.value.trim() === "") {
+      input.value = text;
+    }
   }
 
   async function submit() {
@@ -171,11 +262,16 @@
       if (!resp.ok || !data) {
         const message = data && data.error && data.error.message;
         notice("⚠️ " + (message || "The server answered " + resp.status + ". Your session is intact; send the message again."));
+        keep(text);
         return;
       }
       show(data);
+      if (data.failed) {
+        keep(text);
+      }
     } catch (e) {
       notice("⚠️ hone could not be reached. Your session is intact; send the message again.");
+      keep(text);
     } finally {
       form.dataset.done = String(Number(form.dataset.done || 0) + 1);
       busy = false;

@@ -31,6 +31,17 @@
     update();
   });
 
+  // A form that comes back to this page keeps the place it was sent from:
+  // the scroll position is put back when the page opens again.
+  var here = location.pathname + location.search;
+  try {
+    var kept = JSON.parse(sessionStorage.getItem("hone-scroll") || "null");
+    sessionStorage.removeItem("hone-scroll");
+    if (kept && kept.at === here && !location.hash) {
+      window.scrollTo(0, kept.y);
+    }
+  } catch (err) { /* no storage: the page opens at the top */ }
+
   // A form being sent disables its button, which says what is happening.
   document.addEventListener("submit", function (e) {
     var form = e.target;
@@ -39,6 +50,12 @@
       return;
     }
     form.dataset.sending = "1";
+    var back = form.querySelector('input[name="back"]');
+    if (back && back.value === here) {
+      try {
+        sessionStorage.setItem("hone-scroll", JSON.stringify({ at: here, y: window.scrollY }));
+      } catch (err) { /* no storage */ }
+    }
     var button = form.querySelector('button[type="submit"]');
     if (button && button.dataset.busy) {
       button.textContent = button.dataset.busy;
@@ -70,6 +87,83 @@
       }
     });
   });
+
+  // A reviewer's keyboard: g and b choose Good or Bad, Ctrl+Enter submits,
+  // n and p go to the next and previous trace, ? lists them.
+  var step = document.getElementById("step");
+  var shortcuts = document.getElementById("shortcuts");
+  if (step && shortcuts) {
+    var toggleHelp = function (show) {
+      shortcuts.hidden = show === undefined ? !shortcuts.hidden : !show;
+    };
+    var shortcutsButton = document.getElementById("shortcuts-button");
+    if (shortcutsButton) shortcutsButton.addEventListener("click", function () { toggleHelp(); });
+    var labelForm = function () {
+      var form = document.getElementById("feedback-form");
+      if (form) return form;
+      var change = document.getElementById("change-feedback");
+      return change && change.open ? document.getElementById("change-feedback-form") : null;
+    };
+    var go = function (ids) {
+      for (var i = 0; i < ids.length; i++) {
+        var link = document.getElementById(ids[i]);
+        if (link) {
+          location.href = link.href;
+          return true;
+        }
+      }
+      return false;
+    };
+    document.addEventListener("keydown", function (e) {
+      var t = e.target || document.body;
+      if ((e.ctrlKey || e.metaKey) && e.key === "Enter") {
+        var form = (t.closest && t.closest("#step form")) || step.querySelector("#feedback-form, #answer-form");
+        var button = form && form.querySelector('button[type="submit"]');
+        if (button && !button.disabled) {
+          e.preventDefault();
+          form.requestSubmit(button);
+        }
+        return;
+      }
+      if (e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return;
+      var typing = t.isContentEditable || t.tagName === "TEXTAREA" || t.tagName === "SELECT" ||
+        (t.tagName === "INPUT" && t.type !== "radio" && t.type !== "checkbox");
+      if (typing) {
+        if (e.key === "Escape") t.blur();
+        return;
+      }
+      var handled = true;
+      switch (e.key) {
+        case "g":
+        case "b":
+          var lf = labelForm();
+          var radio = lf && lf.querySelector('input[name="feedback_label"][value="' + (e.key === "g" ? "good" : "bad") + '"]');
+          if (radio) {
+            radio.click();
+            var comment = lf.querySelector("textarea");
+            if (comment) comment.focus();
+          } else {
+            handled = false;
+          }
+          break;
+        case "n":
+          handled = go(["next-trace", "following-trace"]);
+          break;
+        case "p":
+          handled = go(["prev-trace"]);
+          break;
+        case "?":
+          toggleHelp();
+          break;
+        case "Escape":
+          toggleHelp(false);
+          break;
+        default:
+          handled = false;
+      }
+      if (handled) e.preventDefault();
+    });
+  }
 
   if (typeof Sortable === "undefined") return;
 
