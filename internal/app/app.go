@@ -144,7 +144,7 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, m *telemetry
 		LLMCalls: db.LLMCalls(), Workshops: a.Workshops, Learning: a.Learning, Prompts: a.Prompts, Auth: a.Auth,
 		MaxBodyBytes: cfg.MaxBodyBytes, Hosts: a.hosts, Logger: log}
 	if a.UI, err = web.New(&web.UI{Sessions: db.Capture(), Turns: a.Turns, Chat: a.Chat, Tuning: a.Tuning,
-		Scoring: a.Scoring, Workshops: a.Workshops, Learning: a.Learning, Scores: a.scores, Prompts: a.Prompts,
+		Scoring: a.Scoring, Workshops: a.Workshops, Learning: a.Learning, Names: a.Names, Scores: a.scores, Prompts: a.Prompts,
 		Auth: a.Auth, Health: db.CheckWrite,
 		Hosts: a.hosts, Logger: log}); err != nil {
 		db.Close()

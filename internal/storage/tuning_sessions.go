@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/honehq/hone/internal/capture"
 	"github.com/honehq/hone/internal/tuning"
 )
 
@@ -157,5 +158,12 @@ func (ts *TuningStore) SearchSessions(ctx context.Context, q tuning.SessionSearc
 		}
 		out = append(out, &r)
 	}
-	return out, dbError(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, dbError(fmt.Errorf("search sessions: %w", err))
+	}
+	sessions := make([]*capture.Session, len(out))
+	for i, r := range out {
+		sessions[i] = &r.Session
+	}
+	return out, (&CaptureStore{ts.db}).withNames(ctx, sessions...)
 }

@@ -223,6 +223,8 @@ func (u *UI) postChatMessage(w http.ResponseWriter, r *http.Request) error {
 	var in struct {
 		Prompt string `json:"prompt"`
 		Text   string `json:"text"`
+		// Name is the display name the person gave, kept in their browser.
+		Name string `json:"name"`
 	}
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
@@ -237,7 +239,16 @@ func (u *UI) postChatMessage(w http.ResponseWriter, r *http.Request) error {
 	if p == nil {
 		return hone.Errorf(hone.ENOTFOUND, "no prompt file %q: the server offers %s", in.Prompt, c.names())
 	}
-	reply, err := p.g.Send(r.Context(), chatTester(cookie.Value, p.Name), in.Text, nil)
+	tester := chatTester(cookie.Value, p.Name)
+	if name := strings.TrimSpace(in.Name); name != "" && u.Names != nil {
+		if err := u.Names.SetTesterName(r.Context(), tester.TesterID, name); err != nil {
+			if hone.ErrorCode(err) == hone.EINVALID {
+				return err
+			}
+			u.Logger.WarnContext(r.Context(), "could not keep a tester's name", "tester_id", tester.TesterID, "err", err)
+		}
+	}
+	reply, err := p.g.Send(r.Context(), tester, in.Text, nil)
 	if err != nil {
 		return err
 	}

@@ -394,3 +394,28 @@ func TestMissingPromptFileStopsOpen(t *testing.T) {
 		t.Errorf("error %q does not name %s", err, missing)
 	}
 }
+
+// A person gives their name once: the browser keeps it, each message
+// carries it, and the sessions pages show it beside the tester id.
+func TestBrowserChatName(t *testing.T) {
+	eachDB(t, func(t *testing.T, databaseURL string) {
+		fake := llmtest.New(t)
+		a := openChatApp(t, databaseURL, fake.Config(), writeMasterPrompt(t))
+		b := browsertest.New(t)
+		if status := b.NavigateStatus(a.URL() + "/chat"); status != http.StatusOK {
+			t.Fatalf("GET /chat = %d", status)
+		}
+		b.Type("#chat-name", "Meg Ryan")
+		browsertest.Eval[bool](b, `document.getElementById("chat-name").dispatchEvent(new Event("change")) || true`)
+		fake.Push(llmtest.Text("Call the employee first."))
+		say(t, b, "My employee didn't show up")
+		b.Navigate(a.URL() + "/chat")
+		if got := browsertest.Eval[string](b, `document.getElementById("chat-name").value`); got != "Meg Ryan" {
+			t.Errorf("the name field after a reload = %q, want the name kept in the browser", got)
+		}
+		b.Navigate(a.URL() + "/")
+		if got := b.Texts(".tester-name"); len(got) != 1 || got[0] != "Meg Ryan" {
+			t.Errorf("the sessions list shows names %q, want [Meg Ryan]", got)
+		}
+	})
+}

@@ -49,6 +49,8 @@ type UI struct {
 	// Learning is the learning loop: the chat's learned prompt section and
 	// the /learnings page.
 	Learning *learning.Service
+	// Names keep the display names testers give themselves in the chat.
+	Names *capture.Names
 	// Scores records and reads every judgment of a turn: the session
 	// page's ratings, scores and notes.
 	Scores *score.Service

@@ -19,6 +19,11 @@
   const sessionLink = document.getElementById("session-link");
   const token = document.querySelector('meta[name="csrf-token"]').content;
   const appName = list.dataset.app || "Bot";
+  const nameInput = document.getElementById("chat-name");
+  if (nameInput) {
+    nameInput.value = localStorage.getItem("hone-name") || "";
+    nameInput.addEventListener("change", () => localStorage.setItem("hone-name", nameInput.value.trim()));
+  }
   let busy = false;
 
   function add(kind, who) {
@@ -251,7 +256,7 @@
         method: "POST",
         credentials: "same-origin",
         headers: { "Content-Type": "application/json", "X-CSRF-Token": token },
-        body: JSON.stringify({ prompt: form.dataset.prompt, text: text }),
+        body: JSON.stringify({ prompt: form.dataset.prompt, text: text, name: nameInput ? nameInput.value.trim() : "" }),
       });
       let data = null;
       try {
