@@ -33,7 +33,13 @@ var benchResults = json.RawMessage(`[
 ]`)
 
 func BenchmarkEvaluate500Words(b *testing.B) {
-	s := era()
+	for _, name := range BuiltinNames {
+		b.Run(name, func(b *testing.B) { benchEvaluate500Words(b, Builtin(name)) })
+	}
+}
+
+// benchEvaluate500Words times set scoring a 500-word response.
+func benchEvaluate500Words(b *testing.B, s *Set) {
 	ms := 1850.0
 	in := Input{
 		Query:            "My employee Jordan didn't show up for two shifts this week. What should I do?",
