@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -30,12 +33,58 @@ type proxyBench struct {
 	client          *http.Client
 }
 
+// newProxyBench starts hone with the fake upstream in this process, for a
+// benchmark that scripts the upstream.
 func newProxyBench(b *testing.B) *proxyBench {
-	fake := llmtest.New(b)
-	b.Setenv("HONE_UPSTREAM_URL", fake.URL)
+	fake := llmtest.New(b, llmtest.WithoutRequestLog())
+	pb := startProxyBench(b, fake.URL)
+	pb.fake = fake
+	return pb
+}
+
+// newRemoteProxyBench starts hone with the fake upstream in a process of
+// its own, as a real upstream is: its heap, collections and scheduling are
+// not hone's.
+func newRemoteProxyBench(b *testing.B) *proxyBench {
+	return startProxyBench(b, startUpstreamChild(b))
+}
+
+func startProxyBench(b *testing.B, upstream string) *proxyBench {
+	b.Setenv("HONE_UPSTREAM_URL", upstream)
 	a := startWithTB(b, config.Config{DataDir: b.TempDir()})
-	return &proxyBench{clients: proxyBenchClients, fake: fake, direct: fake.URL + "/chat/completions", proxied: a.URL() + "/v1/chat/completions",
+	return &proxyBench{clients: proxyBenchClients, direct: upstream + "/chat/completions", proxied: a.URL() + "/v1/chat/completions",
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * proxyBenchClients}}}
+}
+
+// childUpstreamEnv makes the test binary serve the fake upstream, writing
+// its URL to the file the variable names, until it is killed.
+const childUpstreamEnv = "HONE_TEST_CHILD_UPSTREAM"
+
+func serveUpstreamChild(file string) {
+	fake := llmtest.Start(llmtest.WithoutRequestLog())
+	_ = os.WriteFile(file+".tmp", []byte(fake.URL), 0o644)
+	_ = os.Rename(file+".tmp", file)
+	select {}
+}
+
+// startUpstreamChild starts the fake upstream in a process of its own and
+// returns its base URL.
+func startUpstreamChild(b *testing.B) string {
+	file := filepath.Join(b.TempDir(), "upstream")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childUpstreamEnv+"="+file)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if url, err := os.ReadFile(file); err == nil {
+			return string(url)
+		}
+	}
+	b.Fatal("the fake upstream did not start")
+	return ""
 }
 
 func benchChat(i int, stream bool) string {
@@ -120,25 +169,27 @@ func percentile(ds []time.Duration, p float64) float64 {
 // alternating rounds of the same run: the median and p99 of each in µs and
 // what the proxy adds (the goals: under 300 µs at the median, under
 // 2 ms at p99); then 2,000 streamed completions each way, what the proxy
-// adds to the time to their first byte (goal: under 1 ms). "rate=500"
-// paces the 64 clients to 500 requests a second together, as a gateway's
+// adds to the time to their first byte (goal: under 1 ms). The fake
+// upstream runs in a process of its own, as a real one does, so that its
+// heap and collections are not hone's. "rate=500" and "rate=1000" pace
+// the 64 clients to that many requests a second together, as a gateway's
 // overhead is quoted at a load it sustains; "saturated" lets every client
 // send as fast as it can, so that on a small machine the figures are
 // mostly queueing behind the CPU the proxy and its recording take;
 // "one-client" sends 2,000 (and 400 streams) from one client, one at a
-// time, for the proxy's own latency without queueing. Beside
-// the times, the process's CPU time the proxy adds per request and per
-// stream (its HTTP hop, its parsing and the turn's recording), which a
-// machine shared with other work does not blur.
+// time, for the proxy's own latency without queueing. Beside the times,
+// the CPU time hone's process adds per request and per stream (its HTTP
+// hop, its parsing and the turn's recording), which a machine shared with
+// other work does not blur.
 func BenchmarkProxyOverhead(b *testing.B) {
-	pb := newProxyBench(b)
+	pb := newRemoteProxyBench(b)
 	pb.run(b, pb.direct, 500, false, 0)
 	pb.run(b, pb.proxied, 500, false, 0)
 	for _, c := range []struct {
 		name          string
 		rate, clients int
 		n             int
-	}{{"rate=500", 500, proxyBenchClients, 10000}, {"saturated", 0, proxyBenchClients, 10000}, {"one-client", 0, 1, 2000}} {
+	}{{"rate=500", 500, proxyBenchClients, 10000}, {"rate=1000", 1000, proxyBenchClients, 10000}, {"saturated", 0, proxyBenchClients, 10000}, {"one-client", 0, 1, 2000}} {
 		b.Run(c.name, func(b *testing.B) {
 			pb.clients = c.clients
 			for range b.N {

@@ -31,6 +31,10 @@ func TestMain(m *testing.M) {
 		serveChild(dir, os.Getenv(childDBEnv))
 		return
 	}
+	if dir := os.Getenv(childUpstreamEnv); dir != "" {
+		serveUpstreamChild(dir)
+		return
+	}
 	os.Exit(m.Run())
 }
 

@@ -221,27 +221,33 @@ func (p *Proxy) finish(x *exchange, failure string) {
 	})
 }
 
+// turnMeta is what a proxied turn's metadata says of its exchange.
+type turnMeta struct {
+	Endpoint     string   `json:"endpoint"`
+	Error        string   `json:"error,omitempty"`
+	Failed       bool     `json:"failed,omitempty"`
+	FinishReason string   `json:"finish_reason,omitempty"`
+	ResponseID   string   `json:"response_id,omitempty"`
+	Status       int      `json:"status"`
+	Stream       bool     `json:"stream"`
+	TTFT         *float64 `json:"ttft_ms,omitempty"`
+}
+
 // turn is the exchange as a turn, ended at end.
 func (x *exchange) turn(end time.Time) capture.TurnInput {
 	latency := float64(end.Sub(x.start).Microseconds()) / 1000
 	in := capture.TurnInput{ID: x.id, ConversationID: x.who.tester.ConversationID, TesterID: x.who.tester.TesterID,
 		PromptVersion: x.who.promptVersion, Model: cmp.Or(x.answerModel, x.model), Usage: x.usage,
 		LatencyMS: &latency, Source: capture.SourceProxy}
-	meta := map[string]any{"endpoint": x.kind, "stream": x.stream, "status": x.status}
+	meta := turnMeta{Endpoint: x.kind, Stream: x.stream, Status: x.status, FinishReason: x.finishReason, ResponseID: x.responseID}
 	if !x.firstToken.IsZero() {
-		meta["ttft_ms"] = float64(x.firstToken.Sub(x.start).Microseconds()) / 1000
-	}
-	if x.finishReason != "" {
-		meta["finish_reason"] = x.finishReason
-	}
-	if x.responseID != "" {
-		meta["response_id"] = x.responseID
+		ttft := float64(x.firstToken.Sub(x.start).Microseconds()) / 1000
+		meta.TTFT = &ttft
 	}
 	msgs := make(capture.Messages, len(x.messages), len(x.messages)+1)
 	copy(msgs, x.messages)
 	if x.failure != "" {
-		meta["failed"] = true
-		meta["error"] = x.failure
+		meta.Failed, meta.Error = true, x.failure
 		in.Response = x.failure
 	} else {
 		answer := capture.Message{Role: capture.RoleAssistant, ToolCalls: x.toolCalls}

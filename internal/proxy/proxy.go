@@ -114,10 +114,13 @@ func New(opts Options) (*Proxy, error) {
 		opts.Transport = t
 	}
 	p := &Proxy{opts: opts, log: opts.Log, queue: NewQueue(opts.Turns, opts.QueueSize, opts.Log)}
+	// FlushInterval is left at 0: the reverse proxy flushes an SSE stream
+	// or an answer of unknown length after every write by itself, and an
+	// answer of known length goes out in one write rather than its headers
+	// first.
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
 		Transport:      opts.Transport,
-		FlushInterval:  -1,
 		ModifyResponse: p.modifyResponse,
 		ErrorHandler:   p.upstreamError,
 		ErrorLog:       slog.NewLogLogger(opts.Log.Handler(), slog.LevelDebug),
@@ -179,7 +182,7 @@ func (p *Proxy) allowed(r *http.Request) bool {
 // exchange serves a chat completion or a response: a chat command hone
 // answers itself, anything else forwarded and recorded.
 func (p *Proxy) exchange(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
+	body, err := readBody(w, r)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -195,6 +198,14 @@ func (p *Proxy) exchange(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x)))
+}
+
+// readBody reads a request's body, up to MaxRequestBytes, into a buffer of
+// its announced length.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), MaxRequestBytes)+bytes.MinRead))
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
+	return buf.Bytes(), err
 }
 
 type exchangeKey struct{}

@@ -188,6 +188,11 @@ func WithRefusedParam(name string) Option {
 	return func(s *Server) { s.refused = append(s.refused, name) }
 }
 
+// WithoutRequestLog makes the Server keep none of the requests it
+// answers, so that a benchmark of many requests does not grow its heap;
+// Requests then returns none.
+func WithoutRequestLog() Option { return func(s *Server) { s.forget = true } }
+
 // Server is a fake OpenAI-compatible Chat Completions server. It answers
 // with queued Replies first, then with its Handler. It is safe for
 // concurrent use.
@@ -201,6 +206,7 @@ type Server struct {
 	requests []ChatRequest
 	apiKey   string
 	refused  []string
+	forget   bool
 	models   []string
 	srv      *httptest.Server
 	seq      int
@@ -209,15 +215,25 @@ type Server struct {
 // New starts a Server that is closed when the test ends.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
+	s := Start(opts...)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a Server outside a test, such as in a helper process of
+// one; Close stops it.
+func Start(opts ...Option) *Server {
 	s := &Server{handler: Echo, models: []string{"fake-model"}}
 	for _, o := range opts {
 		o(s)
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
 	s.URL = s.srv.URL + "/v1"
-	t.Cleanup(s.srv.Close)
 	return s
 }
+
+// Close stops the Server.
+func (s *Server) Close() { s.srv.Close() }
 
 // Push queues Replies, used in order for the next requests.
 func (s *Server) Push(replies ...Reply) {
@@ -245,7 +261,9 @@ func (s *Server) Requests() []ChatRequest {
 func (s *Server) record(req ChatRequest) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests = append(s.requests, req)
+	if !s.forget {
+		s.requests = append(s.requests, req)
+	}
 }
 
 // Pending returns the number of queued Replies not yet used.
@@ -312,7 +330,9 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
-	s.requests = append(s.requests, req)
+	if !s.forget {
+		s.requests = append(s.requests, req)
+	}
 	s.seq++
 	id := fmt.Sprintf("chatcmpl-llmtest-%d", s.seq)
 	var reply Reply

@@ -154,3 +154,24 @@ func TestServerBound(t *testing.T) {
 		t.Errorf("requests %+v, pending %d", reqs, srv.Pending())
 	}
 }
+
+func TestServerWithoutRequestLog(t *testing.T) {
+	body := `{"model":"fake-model","messages":[{"role":"user","content":"hello"}]}`
+	for _, c := range []struct {
+		name string
+		opts []llmtest.Option
+		kept int
+	}{{"logged", nil, 1}, {"not logged", []llmtest.Option{llmtest.WithoutRequestLog()}, 0}} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := llmtest.Start(c.opts...)
+			defer srv.Close()
+			res, out := post(t, srv.URL+"/chat/completions", body, nil)
+			if res.StatusCode != http.StatusOK || !strings.Contains(out, "hello") {
+				t.Fatalf("%d %s", res.StatusCode, out)
+			}
+			if got := len(srv.Requests()); got != c.kept {
+				t.Errorf("Requests() holds %d requests, want %d", got, c.kept)
+			}
+		})
+	}
+}
