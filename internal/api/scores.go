@@ -200,7 +200,7 @@ func (a Scores) recordScores(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := ScoreBatchAnswer{Results: make([]RecordedScore, 0, len(ins))}
-	status, errs := http.StatusOK, 0
+	var errs batchErrors
 	for i := range ins {
 		var res score.Result
 		err := bad[i]
@@ -212,19 +212,13 @@ func (a Scores) recordScores(w http.ResponseWriter, r *http.Request) error {
 		if err == nil {
 			at := res.Score.CreatedAt
 			sr.ID, sr.DataType, sr.CreatedAt, sr.Replayed = res.Score.ID, res.Score.DataType, &at, res.Replayed
-			out.Results = append(out.Results, sr)
+		} else if sr.Error = errs.add(err); sr.Error == nil {
 			continue
 		}
-		status, errs = http.StatusMultiStatus, errs+1
-		if errs > ndjson.ListedErrors {
-			out.ErrorsNotListed++
-			continue
-		}
-		d := server.Detail(err)
-		sr.Error = &d
 		out.Results = append(out.Results, sr)
 	}
-	return server.WriteJSON(w, status, out)
+	out.ErrorsNotListed = errs.notListed
+	return server.WriteJSON(w, errs.status(), out)
 }
 
 // tooMany refuses a batch of more items than one request may carry.

@@ -104,7 +104,7 @@ func (a *API) createTurns(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := BatchAnswer{Results: make([]BatchResult, 0, len(ins))}
-	status, errs := http.StatusOK, 0
+	var errs batchErrors
 	for i, res := range res {
 		br := BatchResult{Index: i}
 		err := res.Err
@@ -113,19 +113,13 @@ func (a *API) createTurns(w http.ResponseWriter, r *http.Request) error {
 		}
 		if err == nil {
 			br.ID, br.SessionID, br.TurnNumber, br.Replayed = res.Turn.ID, res.Turn.SessionID, res.Turn.Number, res.Replayed
-			out.Results = append(out.Results, br)
+		} else if br.Error = errs.add(err); br.Error == nil {
 			continue
 		}
-		status, errs = http.StatusMultiStatus, errs+1
-		if errs > ndjson.ListedErrors {
-			out.ErrorsNotListed++
-			continue
-		}
-		d := server.Detail(err)
-		br.Error = &d
 		out.Results = append(out.Results, br)
 	}
-	return server.WriteJSON(w, status, out)
+	out.ErrorsNotListed = errs.notListed
+	return server.WriteJSON(w, errs.status(), out)
 }
 
 // readTurnsBody reads the whole body of r.

@@ -124,31 +124,30 @@ func encodeLogs(t *testing.T, ld plog.Logs, json bool) []byte {
 func traceAnswer(t *testing.T, body []byte, json bool) ptraceotlp.ExportResponse {
 	t.Helper()
 	r := ptraceotlp.NewExportResponse()
-	var err error
-	if json {
-		err = r.UnmarshalJSON(body)
-	} else {
-		err = r.UnmarshalProto(body)
-	}
-	if err != nil {
-		t.Fatalf("answer %q: %v", body, err)
-	}
+	decodeAnswer(t, body, json, r)
 	return r
 }
 
 func logAnswer(t *testing.T, body []byte, json bool) plogotlp.ExportResponse {
 	t.Helper()
 	r := plogotlp.NewExportResponse()
-	var err error
+	decodeAnswer(t, body, json, r)
+	return r
+}
+
+// decodeAnswer decodes an OTLP answer into r, in JSON or protobuf.
+func decodeAnswer(t *testing.T, body []byte, json bool, r interface {
+	UnmarshalJSON([]byte) error
+	UnmarshalProto([]byte) error
+}) {
+	t.Helper()
+	unmarshal := r.UnmarshalProto
 	if json {
-		err = r.UnmarshalJSON(body)
-	} else {
-		err = r.UnmarshalProto(body)
+		unmarshal = r.UnmarshalJSON
 	}
-	if err != nil {
+	if err := unmarshal(body); err != nil {
 		t.Fatalf("answer %q: %v", body, err)
 	}
-	return r
 }
 
 // conversationTurns are the turns of a conversation's current session.

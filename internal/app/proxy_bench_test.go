@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -61,9 +59,7 @@ func startProxyBench(b *testing.B, upstream string) *proxyBench {
 const childUpstreamEnv = "HONE_TEST_CHILD_UPSTREAM"
 
 func serveUpstreamChild(file string) {
-	fake := llmtest.Start(llmtest.WithoutRequestLog())
-	_ = os.WriteFile(file+".tmp", []byte(fake.URL), 0o644)
-	_ = os.Rename(file+".tmp", file)
+	publishURL(file, llmtest.Start(llmtest.WithoutRequestLog()).URL)
 	select {}
 }
 
@@ -71,20 +67,8 @@ func serveUpstreamChild(file string) {
 // returns its base URL.
 func startUpstreamChild(b *testing.B) string {
 	file := filepath.Join(b.TempDir(), "upstream")
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childUpstreamEnv+"="+file)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if url, err := os.ReadFile(file); err == nil {
-			return string(url)
-		}
-	}
-	b.Fatal("the fake upstream did not start")
-	return ""
+	_, url := spawn(b, file, childUpstreamEnv+"="+file)
+	return url
 }
 
 func benchChat(i int, stream bool) string {

@@ -49,9 +49,36 @@ func serveChild(dir, databaseURL string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
 	}
-	_ = os.WriteFile(filepath.Join(dir, "url.tmp"), []byte(a.URL()), 0o644)
-	_ = os.Rename(filepath.Join(dir, "url.tmp"), filepath.Join(dir, "url"))
+	publishURL(filepath.Join(dir, "url"), a.URL())
 	select {}
+}
+
+// publishURL writes a child's URL to file whole, for spawn to find.
+func publishURL(file, url string) {
+	_ = os.WriteFile(file+".tmp", []byte(url), 0o644)
+	_ = os.Rename(file+".tmp", file)
+}
+
+// spawn runs the test binary in a process of its own with env added,
+// stopped when the test ends, and waits until it has written its URL to
+// file.
+func spawn(tb testing.TB, file string, env ...string) (*exec.Cmd, string) {
+	tb.Helper()
+	os.Remove(file)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if url, err := os.ReadFile(file); err == nil {
+			return cmd, string(url)
+		}
+	}
+	tb.Fatal("the child process did not start")
+	return nil, ""
 }
 
 // child is a hone server in a process of its own.
@@ -62,24 +89,8 @@ type child struct {
 
 func startChild(t *testing.T, dir, databaseURL string) *child {
 	t.Helper()
-	os.Remove(filepath.Join(dir, "url"))
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childDirEnv+"="+dir, childDBEnv+"="+databaseURL)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "url")); err == nil {
-			return &child{cmd: cmd, url: string(b) + "/api/v1"}
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the child server did not start")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	cmd, url := spawn(t, filepath.Join(dir, "url"), childDirEnv+"="+dir, childDBEnv+"="+databaseURL)
+	return &child{cmd: cmd, url: url + "/api/v1"}
 }
 
 // kill stops the child at once, as kill -9 does.

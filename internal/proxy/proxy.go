@@ -200,10 +200,15 @@ func (p *Proxy) exchange(w http.ResponseWriter, r *http.Request) {
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x)))
 }
 
+// preallocBytes is the most a request's announced length reserves before
+// its bytes arrive: a larger body grows as it is read, so that a length
+// announced but never sent costs nothing.
+const preallocBytes = 64 << 10
+
 // readBody reads a request's body, up to MaxRequestBytes, into a buffer of
-// its announced length.
+// its announced length (up to preallocBytes).
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), MaxRequestBytes)+bytes.MinRead))
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), preallocBytes)+bytes.MinRead))
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
 	return buf.Bytes(), err
 }

@@ -36,8 +36,8 @@ func (x *exchange) tap(p *Proxy, res *http.Response) io.ReadCloser {
 	t := &tap{p: p, x: x, body: res.Body, sse: media == "text/event-stream" && res.StatusCode < 300}
 	if !t.sse {
 		x.stripUsage = false
-		if res.ContentLength > 0 && res.ContentLength <= maxRecordBytes {
-			t.keep = make([]byte, 0, res.ContentLength)
+		if res.ContentLength > 0 {
+			t.keep = make([]byte, 0, min(res.ContentLength, preallocBytes))
 		}
 	}
 	return t

@@ -261,6 +261,12 @@ func (s *Server) Requests() []ChatRequest {
 func (s *Server) record(req ChatRequest) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.keep(req)
+}
+
+// keep adds req to the requests kept, unless the Server keeps none; s.mu
+// is held.
+func (s *Server) keep(req ChatRequest) {
 	if !s.forget {
 		s.requests = append(s.requests, req)
 	}
@@ -330,9 +336,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
-	if !s.forget {
-		s.requests = append(s.requests, req)
-	}
+	s.keep(req)
 	s.seq++
 	id := fmt.Sprintf("chatcmpl-llmtest-%d", s.seq)
 	var reply Reply
